@@ -1,0 +1,126 @@
+// bench/common.cpp — sweep options, registration and failure bookkeeping of the benchmarks.
+#include "common.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <stdexcept>
+
+namespace kps::bench {
+
+namespace {
+std::atomic<bool> failed{false};
+
+std::vector<Registrar>& registry() {
+  static std::vector<Registrar> r;
+  return r;
+}
+
+std::size_t parse_one(const std::string& s) {
+  const auto bad = [&](const char* why) {
+    return std::invalid_argument("bad size '" + s + "': " + why +
+                                 " (sizes are N, 2^k, N with K/M/G, or 2^a..2^b[:step])");
+  };
+  if (s.empty()) throw bad("empty");
+  if (s[0] == '-') throw bad("sizes cannot be negative");
+  if (s.size() > 2 && s[0] == '2' && s[1] == '^') {
+    const std::string e = s.substr(2);
+    if (e.empty() || e.find_first_not_of("0123456789") != std::string::npos) throw bad("not a number");
+    const int k = std::stoi(e);
+    if (k > 40) throw bad("too large");
+    return std::size_t(1) << k;
+  }
+  std::size_t mult = 1;
+  std::string digits = s;
+  const char last = static_cast<char>(std::toupper(s.back()));
+  if (last == 'K' || last == 'M' || last == 'G') {
+    mult = last == 'K' ? 1000 : last == 'M' ? 1000000 : 1000000000;
+    digits = s.substr(0, s.size() - 1);
+  }
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) throw bad("not a number");
+  if (digits.size() > 12) throw bad("too large");
+  return std::stoull(digits) * mult;
+}
+}  // namespace
+
+bool Options::wants(const std::string& type) const {
+  return std::find(types.begin(), types.end(), type) != types.end();
+}
+
+std::vector<std::size_t> parse_sizes(const std::string& text) {
+  std::vector<std::size_t> sizes;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    const std::size_t dots = item.find("..");
+    if (dots == std::string::npos) {
+      sizes.push_back(parse_one(item));
+    } else {
+      std::string hi = item.substr(dots + 2);
+      std::size_t step = 2;
+      const std::size_t colon = hi.find(':');
+      if (colon != std::string::npos) {
+        step = parse_one(hi.substr(colon + 1));
+        hi = hi.substr(0, colon);
+        if (step < 2) throw std::invalid_argument("bad size range '" + item + "': the step factor must be >= 2");
+      }
+      const std::size_t a = parse_one(item.substr(0, dots)), b = parse_one(hi);
+      if (a == 0 || a > b) throw std::invalid_argument("bad size range '" + item + "': need 0 < first <= last");
+      for (std::size_t n = a; n <= b; n *= step) sizes.push_back(n);
+    }
+    start = comma + 1;
+  }
+  return sizes;
+}
+
+int add_registrar(Registrar r) {
+  registry().push_back(r);
+  return static_cast<int>(registry().size());
+}
+
+const std::vector<Registrar>& registrars() { return registry(); }
+
+void require_memory(const Options& o, const std::string& name, std::size_t n, std::size_t bytes) {
+  // Leave a tenth of the device for Kokkos, the runtime and the peers' temporary storage.
+  if (o.memory_bytes && bytes > o.memory_bytes / 10 * 9)
+    throw std::invalid_argument(name + ": N = " + std::to_string(n) + " needs " +
+                                std::to_string(bytes >> 20) + " MiB but the device has " +
+                                std::to_string(o.memory_bytes >> 20) + " MiB; use smaller --kps_sizes");
+}
+
+void fail(benchmark::State& state, const std::string& why) {
+  failed = true;
+  state.SkipWithError(why.c_str());
+}
+
+bool any_failure() { return failed; }
+
+double median_seconds(const Exec& exec, const std::function<void()>& f, int reps) {
+  std::vector<double> t;
+  f();  // warm-up
+  for (int i = 0; i < reps; ++i) {
+    exec.fence();
+    Kokkos::Timer timer;
+    f();
+    exec.fence();
+    t.push_back(timer.seconds());
+  }
+  std::nth_element(t.begin(), t.begin() + reps / 2, t.end());
+  return t[reps / 2];
+}
+
+void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call) {
+  state.counters["GB/s"] = benchmark::Counter(bytes_per_call / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["elements/s"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["N"] = static_cast<double>(n);
+}
+
+benchmark::internal::Benchmark* add(const std::string& name, std::function<void(benchmark::State&)> fn) {
+  return benchmark::RegisterBenchmark(name.c_str(), [fn](benchmark::State& s) { fn(s); })
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace kps::bench

@@ -1,0 +1,88 @@
+// bench/common.hpp — what every kps benchmark shares: the sweep options (sizes, types),
+// registration, manual timing with fences, random inputs, result checks that fail loudly,
+// and the figures of merit (GB/s from the bytes each kernel must move).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Random.hpp>
+
+#include "kps/types.hpp"
+
+namespace kps::bench {
+
+using Exec = Kokkos::DefaultExecutionSpace;
+
+/// The sweep, from the command line (--kps_sizes, --kps_types) or the backend's defaults.
+struct Options {
+  std::vector<std::size_t> sizes;
+  std::vector<std::string> types;
+  std::size_t memory_bytes = 0;  ///< device memory, for the size check
+  bool host = false;             ///< the default execution space runs on the host
+  bool wants(const std::string& type) const;
+};
+
+/// Parses "1000,2^20,4M,2^10..2^30:4" (the last: powers of two from 2^10 to 2^30, step x4).
+/// Throws std::invalid_argument with a clear message on a bad size.
+std::vector<std::size_t> parse_sizes(const std::string& text);
+
+/// A function that registers a family's benchmarks for the sweep; called once from main.
+using Registrar = void (*)(const Options&);
+int add_registrar(Registrar r);
+const std::vector<Registrar>& registrars();
+
+/// Throws std::invalid_argument if `bytes` of device memory cannot hold a benchmark at n.
+void require_memory(const Options& o, const std::string& name, std::size_t n, std::size_t bytes);
+
+/// Marks the benchmark failed (SkipWithError) and makes the program exit non-zero.
+void fail(benchmark::State& state, const std::string& why);
+bool any_failure();
+
+/// Times one call of f per iteration with fences around it (manual time).
+template <class F>
+void timed_loop(benchmark::State& state, const Exec& exec, F&& f) {
+  for (auto _ : state) {
+    exec.fence();
+    Kokkos::Timer timer;
+    f();
+    exec.fence();
+    state.SetIterationTime(timer.seconds());
+  }
+}
+
+/// Median seconds of `reps` timed calls of f (for peers measured inside a benchmark).
+double median_seconds(const Exec& exec, const std::function<void()>& f, int reps = 15);
+
+/// Sets GB/s (bytes per call / time) and elements/s.
+void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call);
+
+/// A View of n random values: integers in [0, 16), floating point in [0, 1).
+template <class T>
+Kokkos::View<T*, Exec::memory_space> random_view(const std::string& label, std::size_t n, std::uint64_t seed) {
+  Kokkos::View<T*, Exec::memory_space> v(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
+  Kokkos::Random_XorShift64_Pool<Exec> pool(seed);
+  if constexpr (std::is_integral_v<T>)
+    Kokkos::fill_random(v, pool, T(16));
+  else
+    Kokkos::fill_random(v, pool, T(1));
+  Exec().fence();
+  return v;
+}
+
+/// Registers `fn` under `name` as a manual-time benchmark (GPU work is timed with fences).
+benchmark::internal::Benchmark* add(const std::string& name, std::function<void(benchmark::State&)> fn);
+
+}  // namespace kps::bench
+
+#define KPS_BENCH_CONCAT2(a, b) a##b
+#define KPS_BENCH_CONCAT(a, b) KPS_BENCH_CONCAT2(a, b)
+/// Registers a family's registrar at static-initialisation time.
+#define KPS_BENCH_REGISTER(fn) \
+  static const int KPS_BENCH_CONCAT(kps_bench_registrar_, __LINE__) = ::kps::bench::add_registrar(fn)

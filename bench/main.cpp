@@ -1,0 +1,101 @@
+// bench/main.cpp — the one benchmark main of kps: checks that the backend can run here,
+// initializes Kokkos and Google Benchmark, records the environment as benchmark context,
+// registers every family for the sweep given by --kps_sizes / --kps_types, runs, and exits
+// non-zero when a benchmark's result check failed or an option was wrong.
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include <Kokkos_Core.hpp>
+
+#include "common.hpp"
+#include "kps/device.hpp"
+#include "kps/impl/kokkos_compat.hpp"
+
+namespace {
+
+constexpr const char* usage =
+    "kps-bench: Google Benchmark fixtures of the kps studies.\n"
+    "  --kps_sizes=LIST   sizes, e.g. 2^10..2^30:4,1000000 (default: 2^10..2^20:4 on the host,\n"
+    "                     2^10..2^30:4 on a GPU)\n"
+    "  --kps_types=LIST   element types among int32,int64,float,double (default: all)\n"
+    "  --kps_help         this text\n"
+    "plus Kokkos options (--kokkos-...) and Google Benchmark options (--benchmark_...).\n";
+
+bool take_flag(int& argc, char** argv, int i, const char* name, std::string& value) {
+  const std::size_t len = std::strlen(name);
+  if (std::strncmp(argv[i], name, len) != 0 || argv[i][len] != '=') return false;
+  value = argv[i] + len + 1;
+  for (int j = i; j < argc - 1; ++j) argv[j] = argv[j + 1];
+  --argc;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string sizes_text, types_text = "int32,int64,float,double";
+  bool have_sizes = false;
+  for (int i = 1; i < argc;) {
+    std::string v;
+    if (std::strcmp(argv[i], "--kps_help") == 0) {
+      std::cout << usage;
+      return 0;
+    }
+    if (take_flag(argc, argv, i, "--kps_sizes", v)) {
+      sizes_text = v;
+      have_sizes = true;
+    } else if (take_flag(argc, argv, i, "--kps_types", v)) {
+      types_text = v;
+    } else if (std::strncmp(argv[i], "--kps_", 6) == 0) {
+      std::cerr << "kps-bench: unknown option " << argv[i] << "\n" << usage;
+      return 2;
+    } else {
+      ++i;
+    }
+  }
+
+  const std::string why = kps::preflight();
+  if (!why.empty()) {
+    std::cerr << "kps-bench: " << why << "\n";
+    return 3;
+  }
+
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+
+  kps::bench::Options options;
+  const kps::DeviceInfo device = kps::device_info();
+  options.memory_bytes = device.memory_bytes;
+  options.host = kps::impl::is_host_space_v<kps::bench::Exec>;
+  try {
+    options.sizes = kps::bench::parse_sizes(have_sizes ? sizes_text : (options.host ? "2^10..2^20:4" : "2^10..2^30:4"));
+    std::size_t start = 0;
+    while (start <= types_text.size()) {
+      const std::size_t comma = std::min(types_text.find(',', start), types_text.size());
+      const std::string t = types_text.substr(start, comma - start);
+      if (t != "int32" && t != "int64" && t != "float" && t != "double")
+        throw std::invalid_argument("unknown element type '" + t + "' (int32, int64, float, double)");
+      options.types.push_back(t);
+      start = comma + 1;
+    }
+    for (auto r : kps::bench::registrars()) r(options);
+  } catch (const std::exception& e) {
+    std::cerr << "kps-bench: " << e.what() << "\n";
+    return 2;
+  }
+
+  for (const auto& [key, value] : kps::environment()) benchmark::AddCustomContext(key, value);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (kps::bench::any_failure()) {
+    std::cerr << "kps-bench: at least one benchmark's result check FAILED (see error_message in the output)\n";
+    return 1;
+  }
+  return 0;
+}

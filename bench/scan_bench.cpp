@@ -1,0 +1,140 @@
+// bench/scan_bench.cpp — the scan study's fixtures: scan/<algorithm>/<type>/<N> for every
+// kps algorithm, and the peers measured in the same run: Kokkos' parallel_scan (the `kokkos`
+// algorithm), Kokkos Kernels' prefix-sum utility, CUB DeviceScan on CUDA, and a
+// device-to-device copy (copy/kokkos/<type>/<N>). All are exclusive sums; each counts
+// 2 x N x sizeof(T) bytes (read once, write once). Every result is checked after timing.
+#include <map>
+#include <string>
+
+#include <KokkosKernels_SimpleUtils.hpp>
+
+#include "checks.hpp"
+#include "common.hpp"
+#include "kps/cuda/peers.hpp"
+#include "kps/scan.hpp"
+
+namespace kps::bench {
+namespace {
+
+/// The reference of the last (type, N) checked: consecutive benchmarks share it.
+template <class T>
+const std::vector<T>& cached_reference(const Kokkos::View<T*, Exec::memory_space>& in) {
+  static std::size_t n = ~std::size_t(0);
+  static std::vector<T> ref;
+  if (n != in.extent(0)) {
+    ref = reference_scan(to_host(in), true);
+    n = in.extent(0);
+  }
+  return ref;
+}
+
+/// Median time of a peer at (name, N), measured once per process.
+double peer_seconds(const std::string& key, const std::function<void()>& f) {
+  static std::map<std::string, double> cache;
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, median_seconds(Exec(), f)).first;
+  return it->second;
+}
+
+template <class T>
+void poison(const Kokkos::View<T*, Exec::memory_space>& v) {
+  Kokkos::deep_copy(v, std::is_integral_v<T> ? T(-7) : T(NAN));
+}
+
+template <class T>
+using DeviceView = Kokkos::View<T*, Exec::memory_space>;
+
+/// Runs one scan variant: time, then check, then the ratios to the copy and CUB peers.
+template <class T>
+void run_scan(benchmark::State& state, std::size_t n, const std::string& variant,
+              const std::function<void(const DeviceView<T>&, const DeviceView<T>&)>& scan, bool in_place) {
+  const Exec exec;
+  try {
+    auto in = random_view<T>("kps::bench::in", n, 1234 + n);
+    DeviceView<T> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::out"), n);
+    if (in_place) Kokkos::deep_copy(out, in);
+    timed_loop(state, exec, [&] { scan(in_place ? out : in, out); });
+    // Check on fresh output (in place: on a fresh copy of the input).
+    poison(out);
+    if (in_place) Kokkos::deep_copy(out, in);
+    scan(in_place ? out : in, out);
+    exec.fence();
+    const std::string error = compare(to_host(out), cached_reference(in));
+    if (!error.empty()) return fail(state, variant + ": " + error);
+    set_rates(state, n, 2.0 * n * sizeof(T));
+
+    // Ratios, from medians measured in this process at the same N.
+    const double t = median_seconds(exec, [&] { scan(in_place ? out : in, out); });
+    DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
+    const double t_copy = peer_seconds(std::string("copy/") + type_name<T>() + "/" + std::to_string(n),
+                                       [&] { Kokkos::deep_copy(exec, copy, in); });
+    state.counters["ratio_to_copy"] = t_copy / t;
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+      const double t_cub = peer_seconds(std::string("cub/") + type_name<T>() + "/" + std::to_string(n),
+                                        [&] { kps::cuda::cub_exclusive_sum(exec, in.data(), copy.data(), n); });
+      state.counters["ratio_to_cub"] = t_cub / t;
+    }
+#endif
+  } catch (const std::exception& e) {
+    fail(state, variant + ": " + e.what());
+  }
+}
+
+template <class T>
+void register_type(const Options& o, std::size_t n) {
+  const std::string suffix = std::string("/") + type_name<T>() + "/" + std::to_string(n);
+  require_memory(o, "scan" + suffix, n, 4 * n * sizeof(T));
+  for (ScanAlgorithm alg : {ScanAlgorithm::single_pass, ScanAlgorithm::automatic, ScanAlgorithm::kokkos,
+                            ScanAlgorithm::blelloch, ScanAlgorithm::hillis_steele}) {
+    add("scan/" + std::string(to_string(alg)) + suffix, [=](benchmark::State& s) {
+      run_scan<T>(s, n, to_string(alg), [alg](const DeviceView<T>& in, const DeviceView<T>& out) {
+        exclusive_scan(Exec(), in, out, alg);
+      }, false);
+    });
+  }
+  // Kokkos Kernels' utility scans an offsets array in place (Kokkos Kernels 3.4 accumulates
+  // in size_t, so only integer types there).
+  if (KOKKOS_VERSION >= 40000 || std::is_integral_v<T>)
+    add("scan/kokkos_kernels" + suffix, [=](benchmark::State& s) {
+      run_scan<T>(s, n, "kokkos_kernels", [](const DeviceView<T>&, const DeviceView<T>& out) {
+#if KOKKOS_VERSION >= 40000
+        KokkosKernels::Impl::kk_exclusive_parallel_prefix_sum(Exec(), out.extent(0), out);
+#else
+        KokkosKernels::Impl::kk_exclusive_parallel_prefix_sum<DeviceView<T>, Exec>(out.extent(0), out);
+#endif
+      }, true);
+    });
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
+    add("scan/cub" + suffix, [=](benchmark::State& s) {
+      run_scan<T>(s, n, "cub", [](const DeviceView<T>& in, const DeviceView<T>& out) {
+        kps::cuda::cub_exclusive_sum(Exec(), in.data(), out.data(), in.extent(0));
+      }, false);
+    });
+#endif
+  add("copy/kokkos" + suffix, [=](benchmark::State& s) {
+    const Exec exec;
+    auto in = random_view<T>("kps::bench::in", n, 99);
+    DeviceView<T> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::out"), n);
+    timed_loop(s, exec, [&] { Kokkos::deep_copy(exec, out, in); });
+    exec.fence();
+    const std::string error = compare(to_host(out), to_host(in));
+    if (!error.empty()) return fail(s, "copy: " + error);
+    set_rates(s, n, 2.0 * n * sizeof(T));
+  });
+}
+
+void register_scans(const Options& o) {
+  for (std::size_t n : o.sizes) {
+    if (o.wants("int32")) register_type<std::int32_t>(o, n);
+    if (o.wants("int64")) register_type<std::int64_t>(o, n);
+    if (o.wants("float")) register_type<float>(o, n);
+    if (o.wants("double")) register_type<double>(o, n);
+  }
+}
+
+}  // namespace
+}  // namespace kps::bench
+
+KPS_BENCH_REGISTER(kps::bench::register_scans);

@@ -1,0 +1,73 @@
+// kps/cuda/peers.cpp — CUB DeviceScan / DeviceReduce for int32, int64, float and double.
+// Every CUDA call is checked; a failure throws std::runtime_error with CUDA's message.
+#include "kps/cuda/peers.hpp"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+
+namespace kps::cuda {
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("kps CUB peer: ") + what + ": " + cudaGetErrorString(e));
+}
+
+/// Temporary storage reused across calls; freed when Kokkos finalizes.
+void* temp_storage(const Kokkos::Cuda& exec, std::size_t bytes) {
+  static Kokkos::View<unsigned char*, Kokkos::CudaSpace>* buffer = nullptr;
+  if (!buffer) {
+    buffer = new Kokkos::View<unsigned char*, Kokkos::CudaSpace>();
+    Kokkos::push_finalize_hook([] {
+      delete buffer;
+      buffer = nullptr;
+    });
+  }
+  if (buffer->extent(0) < bytes) {
+    exec.fence();
+    *buffer = {};
+    *buffer = Kokkos::View<unsigned char*, Kokkos::CudaSpace>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::cub::temp"), bytes);
+  }
+  return buffer->data();
+}
+
+}  // namespace
+
+template <class T>
+void cub_exclusive_sum(const Kokkos::Cuda& exec, const T* in, T* out, std::size_t n) {
+  if (n == 0) return;
+  std::size_t bytes = 0;
+  check(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, exec.cuda_stream()), "DeviceScan size");
+  void* temp = temp_storage(exec, bytes);
+  check(cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, n, exec.cuda_stream()), "DeviceScan::ExclusiveSum");
+}
+
+template <class T>
+T cub_sum(const Kokkos::Cuda& exec, const T* in, std::size_t n) {
+  if (n == 0) return T(0);
+  std::size_t bytes = 0;
+  check(cub::DeviceReduce::Sum(nullptr, bytes, in, static_cast<T*>(nullptr), n, exec.cuda_stream()), "DeviceReduce size");
+  // The result goes to the first 256 bytes of the temporary buffer, the rest to CUB.
+  auto* base = static_cast<unsigned char*>(temp_storage(exec, bytes + 256));
+  T* result = reinterpret_cast<T*>(base);
+  check(cub::DeviceReduce::Sum(base + 256, bytes, in, result, n, exec.cuda_stream()), "DeviceReduce::Sum");
+  T host = T(0);
+  check(cudaMemcpyAsync(&host, result, sizeof(T), cudaMemcpyDeviceToHost, exec.cuda_stream()), "copy result");
+  check(cudaStreamSynchronize(exec.cuda_stream()), "synchronize");
+  return host;
+}
+
+#define KPS_CUB_INSTANTIATE(T)                                                              \
+  template void cub_exclusive_sum<T>(const Kokkos::Cuda&, const T*, T*, std::size_t); \
+  template T cub_sum<T>(const Kokkos::Cuda&, const T*, std::size_t);
+KPS_CUB_INSTANTIATE(std::int32_t)
+KPS_CUB_INSTANTIATE(std::int64_t)
+KPS_CUB_INSTANTIATE(float)
+KPS_CUB_INSTANTIATE(double)
+
+}  // namespace kps::cuda

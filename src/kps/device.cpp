@@ -1,0 +1,83 @@
+// kps/device.cpp — the backend-independent part of the environment description.
+#include "kps/device.hpp"
+
+#include <sstream>
+
+#include <Kokkos_Core.hpp>
+
+#include "kps/impl/kokkos_compat.hpp"
+
+#ifndef KPS_GIT_REVISION
+#define KPS_GIT_REVISION "unknown"
+#endif
+#ifndef KPS_VERSION
+#define KPS_VERSION "unknown"
+#endif
+
+namespace kps {
+
+namespace {
+std::string compiler() {
+  std::ostringstream os;
+#if defined(__NVCC__)
+  os << "nvcc " << __CUDACC_VER_MAJOR__ << "." << __CUDACC_VER_MINOR__ << "." << __CUDACC_VER_BUILD__ << " + ";
+#endif
+#if defined(__clang__)
+  os << "clang " << __clang_major__ << "." << __clang_minor__ << "." << __clang_patchlevel__;
+#elif defined(__GNUC__)
+  os << "g++ " << __GNUC__ << "." << __GNUC_MINOR__ << "." << __GNUC_PATCHLEVEL__;
+#else
+  os << "unknown";
+#endif
+  return os.str();
+}
+
+std::string kokkos_backends() {
+  std::string s;
+  auto add = [&](const char* b) { s += (s.empty() ? "" : ",") + std::string(b); };
+#if defined(KOKKOS_ENABLE_SERIAL)
+  add("Serial");
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  add("OpenMP");
+#endif
+#if defined(KOKKOS_ENABLE_THREADS)
+  add("Threads");
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+  add("Cuda");
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+  add("HIP");
+#endif
+#if defined(KOKKOS_ENABLE_SYCL)
+  add("SYCL");
+#endif
+  return s;
+}
+}  // namespace
+
+std::map<std::string, std::string> environment() {
+  const DeviceInfo d = device_info();
+  std::map<std::string, std::string> env{
+      {"kps_version", KPS_VERSION},
+      {"kps_git_revision", KPS_GIT_REVISION},
+      {"kokkos_version", impl::kokkos_version_string()},
+      {"kokkos_backends", kokkos_backends()},
+      {"kokkos_default_execution_space", Kokkos::DefaultExecutionSpace::name()},
+      {"kokkos_concurrency", std::to_string(Kokkos::DefaultExecutionSpace().concurrency())},
+      {"compiler", compiler()},
+      {"backend", d.backend},
+      {"device", d.name},
+      {"device_compute_units", std::to_string(d.compute_units)},
+      {"device_memory_bytes", std::to_string(d.memory_bytes)},
+      {"device_l2_bytes", std::to_string(d.l2_bytes)},
+  };
+  if (d.clock_mhz > 0) env["device_clock_mhz"] = std::to_string(static_cast<long>(d.clock_mhz));
+  if (d.memory_clock_mhz > 0) env["device_memory_clock_mhz"] = std::to_string(static_cast<long>(d.memory_clock_mhz));
+  if (!d.compute_capability.empty()) env["device_compute_capability"] = d.compute_capability;
+  if (!d.driver.empty()) env["device_driver"] = d.driver;
+  return env;
+}
+
+}  // namespace kps

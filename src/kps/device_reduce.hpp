@@ -1,0 +1,155 @@
+// kps/device_reduce.hpp — the tunable device-wide sum and dot product, written once against
+// Kokkos TeamPolicy. Every knob of the reduction study's seed is explicit in ReducePolicy:
+// team size (the seed's local size), items per thread (its load per thread), league size (its
+// number of work groups) and the width of each thread's loads.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include <Kokkos_Core.hpp>
+
+#include "kps/impl/kokkos_compat.hpp"
+
+namespace kps {
+
+/// Launch configuration of the reduction. A configuration larger than the data still gives
+/// the right answer (threads past the end add nothing); a smaller one loops over the data.
+struct ReducePolicy {
+  int team_size = 0;          ///< threads per team (the seed's LOCALSIZE); > 0
+  int items_per_thread = 0;   ///< elements each thread adds per pass over a tile; > 0
+  int league_size = 0;        ///< teams (the seed's number of work groups); 0: enough to cover N once
+  int vector_width = 0;       ///< elements per load: 1, 2, 4 (or 0: 16-byte loads where aligned)
+};
+
+inline std::string to_string(const ReducePolicy& p) {
+  return "team_size=" + std::to_string(p.team_size) + " items_per_thread=" + std::to_string(p.items_per_thread) +
+         " league_size=" + std::to_string(p.league_size) + " vector_width=" + std::to_string(p.vector_width);
+}
+
+namespace impl {
+
+/// Loads the element(s) at a vector index: x (sum) or x*y (dot).
+template <class T>
+struct SumLoad {
+  const T* x;
+  KOKKOS_INLINE_FUNCTION T operator()(std::size_t i) const { return x[i]; }
+  template <int V>
+  KOKKOS_INLINE_FUNCTION void vector(std::size_t v, T (&acc)[V]) const {
+    struct alignas(V * sizeof(T)) Vec {
+      T e[V];
+    };
+    const Vec w = reinterpret_cast<const Vec*>(x)[v];
+    for (int k = 0; k < V; ++k) acc[k] += w.e[k];
+  }
+  bool aligned(std::size_t bytes) const { return reinterpret_cast<std::uintptr_t>(x) % bytes == 0; }
+};
+
+template <class T>
+struct DotLoad {
+  const T* x;
+  const T* y;
+  KOKKOS_INLINE_FUNCTION T operator()(std::size_t i) const { return x[i] * y[i]; }
+  template <int V>
+  KOKKOS_INLINE_FUNCTION void vector(std::size_t v, T (&acc)[V]) const {
+    struct alignas(V * sizeof(T)) Vec {
+      T e[V];
+    };
+    const Vec a = reinterpret_cast<const Vec*>(x)[v];
+    const Vec b = reinterpret_cast<const Vec*>(y)[v];
+    for (int k = 0; k < V; ++k) acc[k] += a.e[k] * b.e[k];
+  }
+  bool aligned(std::size_t bytes) const {
+    return reinterpret_cast<std::uintptr_t>(x) % bytes == 0 && reinterpret_cast<std::uintptr_t>(y) % bytes == 0;
+  }
+};
+
+/// Each team adds tiles of team_size * items_per_thread elements (league-strided); in a tile,
+/// thread t loads vectors t, t + team_size, ... so each load instruction is coalesced. The
+/// n % V trailing elements are added by the first team. Kokkos reduces across the team and
+/// the league.
+template <class Exec, class T, int V, class Load>
+struct ReduceKernel {
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  Load load;
+  std::size_t n;
+  int vectors_per_thread;  // items_per_thread / V
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, T& update) const {
+    const std::size_t nv = n / V;  // whole vectors
+    const std::size_t team_size = team.team_size();
+    const std::size_t tile = team_size * vectors_per_thread;
+    T acc[V] = {};
+    for (std::size_t base = std::size_t(team.league_rank()) * tile; base < nv;
+         base += std::size_t(team.league_size()) * tile) {
+      const std::size_t first = base + team.team_rank();
+      if (base + tile <= nv) {
+        for (int j = 0; j < vectors_per_thread; ++j) load.template vector<V>(first + j * team_size, acc);
+      } else {
+        for (int j = 0; j < vectors_per_thread; ++j)
+          if (first + j * team_size < nv) load.template vector<V>(first + j * team_size, acc);
+      }
+    }
+    T sum = acc[0];
+    for (int k = 1; k < V; ++k) sum += acc[k];
+    if (team.league_rank() == 0)
+      for (std::size_t i = nv * V + team.team_rank(); i < n; i += team_size) sum += load(i);
+    update += sum;
+  }
+};
+
+template <class Exec>
+int team_size_limit(const Exec& exec) {
+  // Limit for a simple reduction functor without scratch.
+  struct Probe {
+    KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<Exec>::member_type&, double&) const {}
+  };
+  return Kokkos::TeamPolicy<Exec>(exec, 1, 1).team_size_max(Probe{}, Kokkos::ParallelReduceTag());
+}
+
+/// Checks a policy, fills in league_size and vector width; throws std::invalid_argument.
+template <class Exec, class T, class Load>
+ReducePolicy validate(const Exec& exec, ReducePolicy p, std::size_t n, const Load& load) {
+  if (p.team_size <= 0 || p.items_per_thread <= 0 || p.league_size < 0 || p.vector_width < 0)
+    throw std::invalid_argument("kps reduce: invalid policy (" + to_string(p) +
+                                "): team size and items per thread must be positive, league size >= 0");
+  const int limit = team_size_limit(exec);
+  if (p.team_size > limit)
+    throw std::invalid_argument("kps reduce: team size " + std::to_string(p.team_size) +
+                                " exceeds this backend's limit of " + std::to_string(limit));
+  if (p.vector_width != 0 && p.vector_width != 1 && p.vector_width != 2 && p.vector_width != 4)
+    throw std::invalid_argument("kps reduce: vector width must be 0 (automatic), 1, 2 or 4");
+  int v = p.vector_width ? p.vector_width : static_cast<int>(16 / sizeof(T));
+  if (v > 4) v = 4;
+  while (v > 1 && (p.items_per_thread % v != 0 || !load.aligned(v * sizeof(T)))) v /= 2;
+  p.vector_width = v;
+  if (p.league_size == 0) {
+    const std::size_t per_team = std::size_t(p.team_size) * p.items_per_thread;
+    const std::size_t teams = (n + per_team - 1) / per_team;
+    p.league_size = static_cast<int>(teams < 1 ? 1 : (teams > 2147483647 ? 2147483647 : teams));
+  }
+  return p;
+}
+
+template <class Exec, class T, class Load>
+T reduce(const Exec& exec, std::size_t n, const Load& load, ReducePolicy p, const char* label) {
+  p = validate<Exec, T>(exec, p, n, load);
+  T result = T(0);
+  if (n == 0) return result;
+  Kokkos::TeamPolicy<Exec> policy(exec, p.league_size, p.team_size);
+  auto run = [&](auto width) {
+    constexpr int V = decltype(width)::value;
+    ReduceKernel<Exec, T, V, Load> k{load, n, p.items_per_thread / V};
+    Kokkos::parallel_reduce(label, policy, k, result);
+  };
+  switch (p.vector_width) {
+    case 4: run(std::integral_constant<int, 4>{}); break;
+    case 2: run(std::integral_constant<int, 2>{}); break;
+    default: run(std::integral_constant<int, 1>{}); break;
+  }
+  return result;
+}
+
+}  // namespace impl
+}  // namespace kps

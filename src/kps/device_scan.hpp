@@ -1,0 +1,393 @@
+// kps/device_scan.hpp — device-wide scans of any length, written once against Kokkos:
+//  - tile_scan: the seed's two-level scheme on a team algorithm (team scan of each tile in
+//    scratch, a scan of the tile totals, propagation): ~4n memory traffic, three launches.
+//  - single_pass: decoupled look-back (Merrill & Garland 2016): one launch, ~2n traffic.
+//  - kokkos: Kokkos::parallel_scan (two passes over the input on GPUs).
+// Used through kps/scan.hpp; this header holds the kernels and their policies.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include <Kokkos_Core.hpp>
+
+#include "kps/impl/kokkos_compat.hpp"
+#include "kps/impl/workspace.hpp"
+#include "kps/team_scan.hpp"
+
+namespace kps {
+
+/// Tuning knobs of the single-pass scan: a tile is team_size * items_per_thread elements.
+struct SinglePassPolicy {
+  int team_size = 0;         ///< threads per team; 0: the backend's default (see below)
+  int items_per_thread = 0;  ///< consecutive elements per thread, one of 8, 16, 32, 256; 0: default
+};
+
+/// Knobs of the tile scans built on a team algorithm.
+struct TileScanPolicy {
+  int tile = 0;  ///< elements per tile, a power of two >= 2; 0: 1024 (the seed's n)
+};
+
+namespace impl {
+
+// ---------------------------------------------------------------------------------------
+// Tile scans on a team algorithm
+// ---------------------------------------------------------------------------------------
+
+/// Scans each tile of `in` into `out` (exclusive or inclusive within the tile) and writes
+/// the tile's total to `totals`.
+template <class Exec, class T, class Count = NoWarpCount>
+struct TileScanKernel {
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  const T* in;
+  T* out;
+  T* totals;
+  std::size_t n;
+  int tile;
+  TeamScanAlgorithm alg;
+  bool exclusive;
+  Count count;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    T* x = static_cast<T*>(team.team_scratch(0).get_shmem(
+        sizeof(T) * team_scan_scratch_elements(alg, tile)));
+    T* tmp = x + tile;
+    const std::size_t base = std::size_t(team.league_rank()) * tile;
+    for (int i = team.team_rank(); i < tile; i += team.team_size())
+      x[i] = base + i < n ? in[base + i] : T(0);
+    team.team_barrier();
+    team_inclusive_scan(team, alg, x, tmp, tile, count);
+    for (int i = team.team_rank(); i < tile; i += team.team_size())
+      if (base + i < n) out[base + i] = exclusive ? (i > 0 ? x[i - 1] : T(0)) : x[i];
+    if (totals && team.team_rank() == 0) totals[team.league_rank()] = x[tile - 1];
+  }
+};
+
+/// Team size the tile scan launches for `alg` on a tile: one thread per lane where the
+/// backend allows it.
+template <class Exec, class Kernel>
+int tile_scan_team_size(const Exec& exec, const Kernel& k) {
+  const int lanes = team_scan_lanes(k.alg, k.tile);
+  Kokkos::TeamPolicy<Exec> probe(exec, 1, Kokkos::AUTO);
+  probe.set_scratch_size(0, Kokkos::PerTeam(sizeof(typename std::remove_pointer<decltype(k.out)>::type) *
+                                            team_scan_scratch_elements(k.alg, k.tile)));
+  const int max = probe.team_size_max(k, Kokkos::ParallelForTag());
+  return lanes < max ? lanes : max;
+}
+
+template <class Exec, class T, class Count>
+void launch_tile_scan(const Exec& exec, const TileScanKernel<Exec, T, Count>& k,
+                      std::size_t tiles, const char* label) {
+  const int team = tile_scan_team_size(exec, k);
+  Kokkos::TeamPolicy<Exec> policy(exec, static_cast<int>(tiles), team);
+  policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(T) * team_scan_scratch_elements(k.alg, k.tile)));
+  Kokkos::parallel_for(label, policy, k);
+}
+
+/// The tile of a tile scan: a power of two >= 2 (each level must shrink the problem).
+inline int tile_scan_tile(int requested) {
+  const int tile = requested == 0 ? 1024 : requested;  // the seed's n
+  if (tile < 2 || (tile & (tile - 1)))
+    throw std::invalid_argument("kps: tile scan tile must be a power of two >= 2, got " + std::to_string(tile));
+  return tile;
+}
+
+/// Device-wide scan of in[0, n) into out on a team algorithm (in may equal out).
+template <class Exec, class T>
+void tile_scan(const Exec& exec, const T* in, T* out, std::size_t n, bool exclusive,
+               TeamScanAlgorithm alg, TileScanPolicy policy, unsigned char* scratch) {
+  if (n == 0) return;
+  const int tile = tile_scan_tile(policy.tile);
+  const std::size_t tiles = (n + tile - 1) / tile;
+  T* totals = tiles > 1 ? reinterpret_cast<T*>(scratch) : nullptr;
+  launch_tile_scan(exec, TileScanKernel<Exec, T>{in, out, totals, n, tile, alg, exclusive, {}}, tiles,
+                   exclusive ? "kps::tile_scan::exclusive" : "kps::tile_scan::inclusive");
+  if (tiles == 1) return;
+  // Exclusive scan of the tile totals (recursively, same algorithm), then propagation.
+  unsigned char* next = scratch + ((tiles * sizeof(T) + 255) / 256) * 256;
+  tile_scan(exec, totals, totals, tiles, true, alg, policy, next);
+  Kokkos::parallel_for(
+      "kps::tile_scan::propagate", Kokkos::RangePolicy<Exec>(exec, std::size_t(tile), n),
+      KOKKOS_LAMBDA(std::size_t i) { out[i] += totals[i / tile]; });
+}
+
+/// Scratch bytes tile_scan needs for n elements.
+template <class T>
+std::size_t tile_scan_scratch_bytes(std::size_t n, int tile) {
+  std::size_t bytes = 0;
+  for (std::size_t tiles = (n + tile - 1) / tile; tiles > 1; tiles = (tiles + tile - 1) / tile)
+    bytes += ((tiles * sizeof(T) + 255) / 256) * 256;
+  return bytes;
+}
+
+// ---------------------------------------------------------------------------------------
+// Single-pass scan with decoupled look-back
+// ---------------------------------------------------------------------------------------
+
+// Tile status: a word per tile, (epoch << 2 | kind) in the high 32 bits. For 4-byte types the
+// value sits in the low 32 bits, so status and value are published by one atomic store; for
+// 8-byte types the value goes first to values[2 * tile + kind - 1] (a slot per kind, never
+// overwritten within a call) and a fence orders it before the status word.
+enum : std::uint32_t { tile_aggregate = 1, tile_inclusive = 2 };
+
+template <class T>
+KOKKOS_INLINE_FUNCTION std::uint64_t to_bits(T v) {
+  if constexpr (sizeof(T) == 4) {
+    std::uint32_t b;
+    std::memcpy(&b, &v, 4);
+    return b;
+  } else {
+    std::uint64_t b;
+    std::memcpy(&b, &v, 8);
+    return b;
+  }
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION T from_bits(std::uint64_t b) {
+  T v;
+  if constexpr (sizeof(T) == 4) {
+    const std::uint32_t w = static_cast<std::uint32_t>(b);
+    std::memcpy(&v, &w, 4);
+  } else {
+    std::memcpy(&v, &b, 8);
+  }
+  return v;
+}
+
+template <class T>
+struct TileStatus {
+  std::uint64_t* status;
+  std::uint64_t* values;
+  std::uint32_t epoch;
+
+  KOKKOS_INLINE_FUNCTION void publish(long tile, std::uint32_t kind, T v) const {
+    const std::uint64_t tag = std::uint64_t((epoch << 2) | kind) << 32;
+    if constexpr (sizeof(T) == 4) {
+      store_relaxed(&status[tile], tag | to_bits(v));
+    } else {
+      store_relaxed(&values[2 * tile + kind - 1], to_bits(v));
+      Kokkos::memory_fence();
+      store_relaxed(&status[tile], tag);
+    }
+  }
+
+  /// Reads tile's status; returns its kind (0: not published yet in this call).
+  KOKKOS_INLINE_FUNCTION std::uint32_t read(long tile, T& v) const {
+    const std::uint64_t w = load_relaxed(&status[tile]);
+    const std::uint32_t tag = static_cast<std::uint32_t>(w >> 32);
+    if ((tag >> 2) != epoch) return 0;
+    const std::uint32_t kind = tag & 3u;
+    if constexpr (sizeof(T) == 4) {
+      v = from_bits<T>(w);
+    } else {
+      Kokkos::memory_fence();
+      v = from_bits<T>(load_relaxed(&values[2 * tile + kind - 1]));
+    }
+    return kind;
+  }
+};
+
+/// Items consecutive elements of one thread, loaded with 16-byte accesses when aligned.
+template <class T, int Items>
+struct ThreadItems {
+  T v[Items];
+  static constexpr int per_vector = 16 / sizeof(T);
+  struct alignas(16) Vector {
+    T v[per_vector];
+  };
+
+  KOKKOS_INLINE_FUNCTION void load(const T* p, std::size_t valid) {
+    if (valid >= std::size_t(Items) && Items % per_vector == 0 &&
+        reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
+      for (int j = 0; j < Items / per_vector; ++j) {
+        const Vector w = reinterpret_cast<const Vector*>(p)[j];
+        for (int k = 0; k < per_vector; ++k) v[j * per_vector + k] = w.v[k];
+      }
+    } else {
+      for (int j = 0; j < Items; ++j) v[j] = std::size_t(j) < valid ? p[j] : T(0);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void store(T* p, std::size_t valid) const {
+    if (valid >= std::size_t(Items) && Items % per_vector == 0 &&
+        reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
+      for (int j = 0; j < Items / per_vector; ++j) {
+        Vector w;
+        for (int k = 0; k < per_vector; ++k) w.v[k] = v[j * per_vector + k];
+        reinterpret_cast<Vector*>(p)[j] = w;
+      }
+    } else {
+      for (int j = 0; j < Items; ++j)
+        if (std::size_t(j) < valid) p[j] = v[j];
+    }
+  }
+};
+
+template <class Exec, class T, int Items, bool Exclusive>
+struct SinglePassKernel {
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  const T* in;
+  T* out;
+  std::size_t n;
+  TileStatus<T> tiles;
+  unsigned long long* counter;
+  unsigned long long first_tile_id;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    // Tile ids in the order teams start, so every predecessor of a tile is already running:
+    // the look-back below never waits on a team that has not been scheduled.
+    long tile = 0;
+    Kokkos::single(
+        Kokkos::PerTeam(team),
+        [&](long& id) { id = long(Kokkos::atomic_fetch_add(counter, 1ULL) - first_tile_id); },
+        tile);
+
+    const int rank = team.team_rank();
+    const std::size_t first = (std::size_t(tile) * team.team_size() + rank) * Items;
+    const std::size_t valid = first < n ? n - first : 0;
+    ThreadItems<T, Items> x;
+    x.load(in + first, valid);
+    T input_first = x.v[0];
+    for (int j = 1; j < Items; ++j) x.v[j] += x.v[j - 1];
+
+    // Exclusive prefix of this thread within the tile, and the tile's aggregate.
+    T* shared = static_cast<T*>(team.team_scratch(0).get_shmem(sizeof(T)));
+    const T thread_total = x.v[Items - 1];
+    const T thread_prefix = team.team_scan(thread_total);
+    if (rank == team.team_size() - 1) *shared = thread_prefix + thread_total;
+    team.team_barrier();
+    const T aggregate = *shared;
+
+    // Publish the aggregate, look back over the predecessors, publish the inclusive prefix.
+    T tile_prefix = T(0);
+    Kokkos::single(
+        Kokkos::PerTeam(team),
+        [&](T& prefix) {
+          prefix = T(0);
+          if (tile == 0) {
+            tiles.publish(0, tile_inclusive, aggregate);
+            return;
+          }
+          tiles.publish(tile, tile_aggregate, aggregate);
+          for (long p = tile - 1;;) {
+            T v;
+            const std::uint32_t kind = tiles.read(p, v);
+            if (kind == 0) continue;  // predecessor running: spin
+            prefix = v + prefix;
+            if (kind == tile_inclusive) break;
+            --p;
+          }
+          tiles.publish(tile, tile_inclusive, prefix + aggregate);
+        },
+        tile_prefix);
+
+    const T offset = tile_prefix + thread_prefix;
+    if constexpr (Exclusive) {
+      // exclusive[j] = offset + inclusive[j] - input[j], done by shifting to stay exact
+      for (int j = Items - 1; j > 0; --j) x.v[j] = offset + x.v[j - 1];
+      x.v[0] = offset;
+      (void)input_first;
+    } else {
+      for (int j = 0; j < Items; ++j) x.v[j] += offset;
+      (void)input_first;
+    }
+    x.store(out + first, valid);
+  }
+};
+
+/// The single-pass policy with defaults filled in for Exec.
+template <class Exec>
+SinglePassPolicy resolve(SinglePassPolicy p) {
+  if (p.items_per_thread == 0) p.items_per_thread = is_host_space_v<Exec> ? 256 : 16;
+  if (p.team_size == 0) p.team_size = is_host_space_v<Exec> ? 1 : 256;
+  return p;
+}
+
+template <class Exec, class T, int Items, bool Exclusive>
+void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, int team_size,
+                        Workspace<Exec>& ws) {
+  using Kernel = SinglePassKernel<Exec, T, Items, Exclusive>;
+  const std::size_t tile_elems = std::size_t(team_size) * Items;
+  const std::size_t tiles = (n + tile_elems - 1) / tile_elems;
+  if (tiles > std::size_t(2147483647))
+    throw std::invalid_argument("kps: single_pass scan: too many tiles for one launch");
+
+  // Tile status words persist between calls; the epoch tells this call's words apart.
+  if (ws.status.extent(0) < tiles || ws.epoch + 1 >= (1u << 30)) {
+    exec.fence();
+    ws.status = {};
+    ws.values = {};
+    const std::size_t cap = tiles > ws.status.extent(0) ? tiles : ws.status.extent(0);
+    ws.status = Kokkos::View<std::uint64_t*, typename Exec::memory_space>("kps::scan::status", cap);
+    ws.values = Kokkos::View<std::uint64_t*, typename Exec::memory_space>("kps::scan::values", 2 * cap);
+    ws.epoch = 0;
+  }
+  if (!ws.tile_counter.data()) {
+    ws.tile_counter = Kokkos::View<unsigned long long, typename Exec::memory_space>("kps::scan::tile_counter");
+    ws.tiles_issued = 0;
+  }
+  ++ws.epoch;
+  Kernel k{in, out, n, TileStatus<T>{ws.status.data(), ws.values.data(), ws.epoch},
+           ws.tile_counter.data(), ws.tiles_issued};
+
+  Kokkos::TeamPolicy<Exec> probe(exec, 1, 1);
+  probe.set_scratch_size(0, Kokkos::PerTeam(sizeof(T)));
+  const int max = probe.team_size_max(k, Kokkos::ParallelForTag());
+  if (team_size > max)
+    throw std::invalid_argument("kps: single_pass scan: team size " + std::to_string(team_size) +
+                                " exceeds the backend's limit of " + std::to_string(max));
+  Kokkos::TeamPolicy<Exec> policy(exec, static_cast<int>(tiles), team_size);
+  policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(T)));
+  Kokkos::parallel_for(Exclusive ? "kps::single_pass_scan::exclusive" : "kps::single_pass_scan::inclusive",
+                       policy, k);
+  ws.tiles_issued += tiles;  // the kernel takes exactly `tiles` ids from the counter
+}
+
+/// Single-pass scan of in[0, n) into out (in may equal out).
+template <class Exec, class T>
+void single_pass_scan(const Exec& exec, const T* in, T* out, std::size_t n, bool exclusive,
+                      SinglePassPolicy policy, Workspace<Exec>& ws) {
+  if (n == 0) return;
+  policy = resolve<Exec>(policy);
+  const int ts = policy.team_size;
+  if (ts <= 0) throw std::invalid_argument("kps: single_pass scan: team size must be positive");
+  auto go = [&](auto items) {
+    constexpr int I = decltype(items)::value;
+    if (exclusive)
+      launch_single_pass<Exec, T, I, true>(exec, in, out, n, ts, ws);
+    else
+      launch_single_pass<Exec, T, I, false>(exec, in, out, n, ts, ws);
+  };
+  switch (policy.items_per_thread) {
+    case 8: go(std::integral_constant<int, 8>{}); break;
+    case 16: go(std::integral_constant<int, 16>{}); break;
+    case 32: go(std::integral_constant<int, 32>{}); break;
+    case 256: go(std::integral_constant<int, 256>{}); break;
+    default:
+      throw std::invalid_argument("kps: single_pass scan: items_per_thread must be 8, 16, 32 or 256, got " +
+                                  std::to_string(policy.items_per_thread));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Kokkos' own parallel_scan
+// ---------------------------------------------------------------------------------------
+
+template <class Exec, class T>
+void kokkos_scan(const Exec& exec, const T* in, T* out, std::size_t n, bool exclusive) {
+  if (n == 0) return;
+  Kokkos::parallel_scan(
+      exclusive ? "kps::kokkos_scan::exclusive" : "kps::kokkos_scan::inclusive",
+      Kokkos::RangePolicy<Exec>(exec, 0, n), KOKKOS_LAMBDA(std::size_t i, T& update, const bool final) {
+        const T v = in[i];
+        if (final && exclusive) out[i] = update;
+        update += v;
+        if (final && !exclusive) out[i] = update;
+      });
+}
+
+}  // namespace impl
+}  // namespace kps

@@ -1,0 +1,21 @@
+// test/main.cpp — GoogleTest main with Kokkos initialized once for all tests.
+#include <iostream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+
+#include "kps/device.hpp"
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  if (::testing::GTEST_FLAG(list_tests)) return RUN_ALL_TESTS();  // test discovery: no Kokkos needed
+  const std::string why = kps::preflight();
+  if (!why.empty()) {
+    std::cerr << "kps-tests: " << why << "\n";
+    return 3;
+  }
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,184 @@
+// test/test_scan.cpp — every scan algorithm, inclusive and exclusive, in place and out of
+// place, every element type, on sizes around tile and warp boundaries, against a host
+// reference (exact for integers, relative tolerance for floating point); plus the analytic
+// active-warp counts of the seed and the API's errors.
+#include <cmath>
+#include <string>
+
+#include "kps/reduce.hpp"
+#include "kps/scan.hpp"
+#include "test_support.hpp"
+
+namespace kps::test {
+namespace {
+
+constexpr std::size_t sizes[] = {0, 1, 2, 31, 32, 33, 1000, 1023, 1024, 1025, 65537, 1000003};
+
+template <class T>
+std::vector<T> reference(const std::vector<T>& x, bool exclusive) {
+  std::vector<T> r(x.size());
+  long double s = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (exclusive) r[i] = T(s);
+    s += x[i];
+    if (!exclusive) r[i] = T(s);
+  }
+  return r;
+}
+
+template <class T>
+void expect_matches(const std::vector<T>& got, const std::vector<T>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if constexpr (std::is_integral_v<T>) {
+      ASSERT_EQ(got[i], want[i]) << "at index " << i;
+    } else {
+      ASSERT_NEAR(double(got[i]), double(want[i]), tolerance<T>() * (1.0 + std::abs(double(want[i])) + std::sqrt(double(i))))
+          << "at index " << i;
+    }
+  }
+}
+
+template <class T>
+void check_algorithm(ScanAlgorithm alg, const ScanOptions& options = {}) {
+  for_each_exec([&](auto exec) {
+    using Exec = decltype(exec);
+    using Space = typename Exec::memory_space;
+    if (options.single_pass.team_size > impl::team_size_limit(exec)) {
+      Kokkos::View<T*, Space> a("a", 100);
+      EXPECT_THROW(exclusive_scan(exec, a, a, alg, options), std::invalid_argument);
+      return;
+    }
+    for (std::size_t n : sizes) {
+      const auto x = random_values<T>(n, 42 + static_cast<std::uint32_t>(n));
+      for (bool exclusive : {true, false})
+        for (bool in_place : {false, true}) {
+          SCOPED_TRACE("n=" + std::to_string(n) + (exclusive ? " exclusive" : " inclusive") +
+                       (in_place ? " in place" : " out of place"));
+          auto in = to_device<T, Space>(x);
+          Kokkos::View<T*, Space> out("kps::test::out", n);
+          Kokkos::deep_copy(out, T(-3));  // poison: every element must be written
+          auto& dst = in_place ? in : out;
+          if (exclusive)
+            exclusive_scan(exec, in, dst, alg, options);
+          else
+            inclusive_scan(exec, in, dst, alg, options);
+          exec.fence();
+          expect_matches(to_host(dst), reference(x, exclusive));
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+      // Repeated calls on one instance reuse the workspace (epochs must tell calls apart).
+      auto in = to_device<T, Space>(x);
+      Kokkos::View<T*, Space> out("kps::test::out", n);
+      for (int rep = 0; rep < 3; ++rep) exclusive_scan(exec, in, out, alg, options);
+      exec.fence();
+      expect_matches(to_host(out), reference(x, true));
+    }
+  });
+}
+
+template <class T>
+class Scan : public ::testing::Test {};
+using Types = ::testing::Types<std::int32_t, std::int64_t, float, double>;
+TYPED_TEST_SUITE(Scan, Types);
+
+TYPED_TEST(Scan, Automatic) { check_algorithm<TypeParam>(ScanAlgorithm::automatic); }
+TYPED_TEST(Scan, Kokkos) { check_algorithm<TypeParam>(ScanAlgorithm::kokkos); }
+TYPED_TEST(Scan, HillisSteele) { check_algorithm<TypeParam>(ScanAlgorithm::hillis_steele); }
+TYPED_TEST(Scan, Blelloch) { check_algorithm<TypeParam>(ScanAlgorithm::blelloch); }
+TYPED_TEST(Scan, SinglePass) { check_algorithm<TypeParam>(ScanAlgorithm::single_pass); }
+
+TYPED_TEST(Scan, SinglePassPolicies) {
+  // Team sizes past a backend's limit must throw (checked inside check_algorithm).
+  for (int items : {8, 16, 32, 256})
+    for (int team : {1, 2, 4}) {
+      SCOPED_TRACE("items=" + std::to_string(items) + " team=" + std::to_string(team));
+      ScanOptions o;
+      o.single_pass = {team, items};
+      check_algorithm<TypeParam>(ScanAlgorithm::single_pass, o);
+    }
+}
+
+TYPED_TEST(Scan, SmallTiles) {
+  for (int tile : {4, 64}) {
+    ScanOptions o;
+    o.tile.tile = tile;
+    check_algorithm<TypeParam>(ScanAlgorithm::blelloch, o);
+    check_algorithm<TypeParam>(ScanAlgorithm::hillis_steele, o);
+  }
+}
+
+TEST(ScanApi, MismatchedLengthsThrow) {
+  Kokkos::View<int*> a("a", 10), b("b", 11);
+  EXPECT_THROW(exclusive_scan(Kokkos::DefaultExecutionSpace(), a, b), std::invalid_argument);
+  EXPECT_THROW(inclusive_scan(Kokkos::DefaultExecutionSpace(), a, b, ScanAlgorithm::blelloch), std::invalid_argument);
+}
+
+TEST(ScanApi, BadPoliciesThrow) {
+  Kokkos::View<int*> a("a", 100);
+  ScanOptions o;
+  o.single_pass = {64, 7};
+  EXPECT_THROW(exclusive_scan(Kokkos::DefaultExecutionSpace(), a, a, ScanAlgorithm::single_pass, o),
+               std::invalid_argument);
+  o = {};
+  for (int tile : {1000, 1, -4}) {
+    o.tile.tile = tile;
+    EXPECT_THROW(exclusive_scan(Kokkos::DefaultExecutionSpace(), a, a, ScanAlgorithm::blelloch, o),
+                 std::invalid_argument);
+  }
+}
+
+TEST(ScanApi, NamesRoundTrip) {
+  for (auto a : {ScanAlgorithm::automatic, ScanAlgorithm::kokkos, ScanAlgorithm::hillis_steele,
+                 ScanAlgorithm::blelloch, ScanAlgorithm::single_pass})
+    EXPECT_EQ(scan_algorithm_from_string(to_string(a)), a);
+  EXPECT_FALSE(scan_algorithm_from_string("fastest").has_value());
+}
+
+// The seed's figures: n = 1024, warps of 32.
+TEST(ActiveWarps, SeedCounts) {
+  EXPECT_EQ(team_scan_active_warp_iterations(TeamScanAlgorithm::hillis_steele, 1024, 32), 289);
+  EXPECT_EQ(team_scan_active_warp_iterations(TeamScanAlgorithm::blelloch, 1024, 32), 71);
+  const long hs[] = {32, 32, 32, 32, 32, 31, 30, 28, 24, 16};
+  for (int k = 0; k < 10; ++k) EXPECT_EQ(team_scan_active_warps(TeamScanAlgorithm::hillis_steele, 1024, 32, k), hs[k]);
+  const long bl[] = {16, 8, 4, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 4, 8, 16};
+  ASSERT_EQ(team_scan_steps(TeamScanAlgorithm::blelloch, 1024), 19);
+  for (int k = 0; k < 19; ++k) EXPECT_EQ(team_scan_active_warps(TeamScanAlgorithm::blelloch, 1024, 32, k), bl[k]);
+}
+
+TEST(ActiveWarps, OtherWidthsAndSizes) {
+  // One lane per warp: active warp-iterations are the active lanes, i.e. the work.
+  // Hillis-Steele: sum over k of (n - 2^k); Blelloch: (n - 1) + (n - 1 - log2 n).
+  EXPECT_EQ(team_scan_active_warp_iterations(TeamScanAlgorithm::hillis_steele, 256, 1), 8 * 256 - 255);
+  EXPECT_EQ(team_scan_active_warp_iterations(TeamScanAlgorithm::blelloch, 256, 1), 255 + 255 - 8);
+  // Warps of 64 lanes (e.g. AMD wavefronts) and n = 2048.
+  EXPECT_EQ(team_scan_active_warp_iterations(TeamScanAlgorithm::blelloch, 2048, 64), 16 + 8 + 4 + 2 + 1 * 7 + 1 * 6 + 2 + 4 + 8 + 16);
+}
+
+TEST(ActiveWarps, DeviceCountMatchesAnalytic) {
+  // Counted while scanning, by the first active lane of each warp (one lane per thread).
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  for (auto alg : {TeamScanAlgorithm::hillis_steele, TeamScanAlgorithm::blelloch})
+    for (int n : {64, 1024}) {
+      const int steps = team_scan_steps(alg, n);
+      Kokkos::View<int*, Exec::memory_space> counts("counts", steps);
+      Kokkos::View<int*, Exec::memory_space> data("data", n);
+      Kokkos::deep_copy(data, 1);
+      impl::TileScanKernel<Exec, int, WarpCount> k{data.data(), data.data(), nullptr, std::size_t(n), n, alg, false,
+                                                   WarpCount{counts.data(), 32}};
+      Kokkos::TeamPolicy<Exec> policy(Exec(), 1, 1);
+      policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(int) * team_scan_scratch_elements(alg, n)));
+      Kokkos::parallel_for(policy, k);
+      Exec().fence();
+      long total = 0;
+      for (int s = 0; s < steps; ++s) {
+        EXPECT_EQ(counts(s), team_scan_active_warps(alg, n, 32, s)) << to_string(alg) << " step " << s;
+        total += counts(s);
+      }
+      EXPECT_EQ(total, team_scan_active_warp_iterations(alg, n, 32));
+      for (int i = 0; i < n; ++i) ASSERT_EQ(data(i), i + 1);
+    }
+}
+
+}  // namespace
+}  // namespace kps::test

@@ -1,0 +1,131 @@
+"""Reading Google Benchmark JSON written by kps-bench, shared by every study's analysis.
+
+Benchmark names read family/variant/type/N (plus /key:value parts for sweeps); the median
+aggregate of repeated runs is used where present, the single run otherwise. Nothing here
+needs a GPU or the build: a report can be rebuilt from committed JSON alone.
+"""
+import json
+import math
+import os
+import re
+import statistics
+from collections import defaultdict
+
+TYPES = ("int32", "int64", "float", "double")
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def parse_name(name):
+    """'scan/single_pass/int32/1024' -> dict(family, variant, type, n, params)."""
+    base = name.split("_mean")[0]
+    parts = base.split("/")
+    rec = {"family": parts[0], "variant": parts[1] if len(parts) > 1 else "", "type": None, "n": None,
+           "params": {}}
+    for p in parts[2:]:
+        if p in TYPES:
+            rec["type"] = p
+        elif re.fullmatch(r"\d+", p) and rec["n"] is None:
+            rec["n"] = int(p)
+        elif ":" in p:
+            k, v = p.split(":", 1)
+            rec["params"][k] = v
+    return rec
+
+
+def medians(doc):
+    """One record per benchmark: the median over repetitions of each counter and time.
+
+    Returns a list of dicts with name fields plus 'real_time' (the unit given in 'time_unit'),
+    'seconds', counters, and 'error' (a message) for runs that failed their check."""
+    runs = defaultdict(list)
+    errors = {}
+    for b in doc.get("benchmarks", []):
+        name = b.get("run_name", b["name"])
+        if b.get("error_occurred"):
+            errors[name] = b.get("error_message", "error")
+            continue
+        if b.get("run_type") == "aggregate":
+            continue
+        runs[name].append(b)
+    unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    out = []
+    for name, rs in runs.items():
+        rec = parse_name(name)
+        rec["name"] = name
+        rec["repetitions"] = len(rs)
+        rec["seconds"] = statistics.median(r["real_time"] * unit[r.get("time_unit", "ns")] for r in rs)
+        keys = set().union(*[set(r) for r in rs])
+        for k in keys:
+            vals = [r[k] for r in rs if isinstance(r.get(k), (int, float)) and not isinstance(r.get(k), bool)]
+            if vals and k not in ("real_time", "cpu_time", "iterations", "repetitions", "repetition_index",
+                                  "threads", "family_index", "per_family_instance_index"):
+                rec[k] = statistics.median(vals)
+        out.append(rec)
+    for name, msg in errors.items():
+        rec = parse_name(name)
+        rec.update(name=name, error=msg)
+        out.append(rec)
+    return out
+
+
+def context(doc):
+    return doc.get("context", {})
+
+
+def fmt(x, digits=3):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    if isinstance(x, int):
+        return str(x)
+    if abs(x) >= 100:
+        return f"{x:.0f}"
+    return f"{x:.{digits}g}"
+
+
+def pow2(n):
+    if n and n & (n - 1) == 0:
+        return f"2^{n.bit_length() - 1}"
+    return str(n)
+
+
+def markdown_table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for r in rows:
+        lines.append("| " + " | ".join(str(c) for c in r) + " |")
+    return "\n".join(lines)
+
+
+def plot_lines(path, series, xlabel, ylabel, title, logx=True, logy=False, marks=None):
+    """series: {label: [(x, y), ...]}. Writes a PNG; returns False where matplotlib is absent."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for label, pts in sorted(series.items()):
+        pts = sorted(p for p in pts if p[1] is not None)
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=label)
+    for (x, y, text) in (marks or []):
+        ax.plot([x], [y], marker="*", ms=12, color="black")
+        ax.annotate(text, (x, y), textcoords="offset points", xytext=(5, 5), fontsize=8)
+    if logx:
+        ax.set_xscale("log", base=2)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
