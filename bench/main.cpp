@@ -23,6 +23,7 @@ constexpr const char* usage =
     "  --kps_sizes=LIST   sizes, e.g. 2^10..2^30:4,1000000 (default: 2^10..2^20:4 on the host,\n"
     "                     2^10..2^30:4 on a GPU)\n"
     "  --kps_types=LIST   element types among int32,int64,float,double (default: all)\n"
+    "  --kps_context      print the environment (device, backend, Kokkos) as JSON and exit\n"
     "  --kps_help         this text\n"
     "plus Kokkos options (--kokkos-...) and Google Benchmark options (--benchmark_...).\n";
 
@@ -39,14 +40,18 @@ bool take_flag(int& argc, char** argv, int i, const char* name, std::string& val
 
 int main(int argc, char** argv) {
   std::string sizes_text, types_text = "int32,int64,float,double";
-  bool have_sizes = false;
+  bool have_sizes = false, context_only = false;
   for (int i = 1; i < argc;) {
     std::string v;
     if (std::strcmp(argv[i], "--kps_help") == 0) {
       std::cout << usage;
       return 0;
     }
-    if (take_flag(argc, argv, i, "--kps_sizes", v)) {
+    if (std::strcmp(argv[i], "--kps_context") == 0) {
+      context_only = true;
+      for (int j = i; j < argc - 1; ++j) argv[j] = argv[j + 1];
+      --argc;
+    } else if (take_flag(argc, argv, i, "--kps_sizes", v)) {
       sizes_text = v;
       have_sizes = true;
     } else if (take_flag(argc, argv, i, "--kps_types", v)) {
@@ -66,6 +71,18 @@ int main(int argc, char** argv) {
   }
 
   Kokkos::ScopeGuard kokkos(argc, argv);
+  if (context_only) {
+    std::cout << "{";
+    const char* sep = "";
+    for (const auto& [key, value] : kps::environment()) {
+      std::cout << sep << "\n  \"" << key << "\": \"";
+      for (char c : value) std::cout << (c == '"' || c == '\\' ? "\\" : "") << c;
+      std::cout << "\"";
+      sep = ",";
+    }
+    std::cout << "\n}\n";
+    return 0;
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 

@@ -11,7 +11,8 @@
 #include "kps/reduce.hpp"
 
 namespace kps::bench {
-namespace {
+// Named (not anonymous): nvcc cannot launch kernels on lambdas of anonymous namespaces.
+namespace reduce_fixtures {
 
 template <class T>
 using DeviceView = Kokkos::View<T*, Exec::memory_space>;
@@ -115,7 +116,7 @@ void register_reductions(const Options& o) {
   }
 }
 
-}  // namespace
+}  // namespace reduce_fixtures
 }  // namespace kps::bench
 
-KPS_BENCH_REGISTER(kps::bench::register_reductions);
+KPS_BENCH_REGISTER(kps::bench::reduce_fixtures::register_reductions);

@@ -14,7 +14,8 @@
 #include "kps/scan.hpp"
 
 namespace kps::bench {
-namespace {
+// Named (not anonymous): nvcc cannot launch kernels on lambdas of anonymous namespaces.
+namespace scan_fixtures {
 
 /// The reference of the last (type, N) checked: consecutive benchmarks share it.
 template <class T>
@@ -134,7 +135,7 @@ void register_scans(const Options& o) {
   }
 }
 
-}  // namespace
+}  // namespace scan_fixtures
 }  // namespace kps::bench
 
-KPS_BENCH_REGISTER(kps::bench::register_scans);
+KPS_BENCH_REGISTER(kps::bench::scan_fixtures::register_scans);

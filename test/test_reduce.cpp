@@ -9,7 +9,8 @@
 #include "test_support.hpp"
 
 namespace kps::test {
-namespace {
+// Named (not anonymous): nvcc cannot launch kernels on lambdas of anonymous namespaces.
+namespace reduce_tests {
 
 template <class T>
 long double reference_sum(const std::vector<T>& x, const std::vector<T>* y = nullptr) {
@@ -89,5 +90,5 @@ TEST(ReduceApi, BadPoliciesThrow) {
   EXPECT_THROW(dot(Exec(), x, y), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace reduce_tests
 }  // namespace kps::test

@@ -10,7 +10,8 @@
 #include "test_support.hpp"
 
 namespace kps::test {
-namespace {
+// Named (not anonymous): nvcc cannot launch kernels on lambdas of anonymous namespaces.
+namespace scan_tests {
 
 constexpr std::size_t sizes[] = {0, 1, 2, 31, 32, 33, 1000, 1023, 1024, 1025, 65537, 1000003};
 
@@ -180,5 +181,5 @@ TEST(ActiveWarps, DeviceCountMatchesAnalytic) {
     }
 }
 
-}  // namespace
+}  // namespace scan_tests
 }  // namespace kps::test

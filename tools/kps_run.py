@@ -27,6 +27,11 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import kpsjson  # noqa: E402
 
 
+# OpenMP placement for the host backends (the user's settings win).
+OMP_ENV = {"OMP_PROC_BIND": os.environ.get("OMP_PROC_BIND", "spread"),
+           "OMP_PLACES": os.environ.get("OMP_PLACES", "threads")}
+
+
 def die(msg):
     print(f"kps: error: {msg}", file=sys.stderr)
     sys.exit(2)
@@ -63,13 +68,14 @@ def slug(text):
 def bench_env(bench):
     """Asks the binary for its context (device, backend) with a run of no benchmarks."""
     try:
-        p = subprocess.run([bench, "--benchmark_filter=^$", "--benchmark_format=json", "--kps_sizes=1"],
-                           capture_output=True, text=True, timeout=120)
+        p = subprocess.run([bench, "--kps_context"], capture_output=True, text=True, timeout=120,
+                           env={**os.environ, **OMP_ENV})
     except OSError as e:
         die(f"cannot run {bench}: {e}")
     if p.returncode != 0:
         die(f"{bench} cannot run here:\n{p.stderr.strip()}")
-    return json.loads(p.stdout)["context"]
+    out = p.stdout
+    return json.loads(out[out.index("{"):])  # Kokkos may print warnings before it
 
 
 def machine_name(ctx):
@@ -208,8 +214,7 @@ def main(argv=None):
     outdir = a.out or os.path.join(ROOT, "results", machine_name(ctx))
     print(f"[kps] device: {ctx.get('device')} ({ctx.get('backend')}), Kokkos {ctx.get('kokkos_version')}; "
           f"results in {outdir}")
-    env_extra = {"OMP_PROC_BIND": os.environ.get("OMP_PROC_BIND", "spread"),
-                 "OMP_PLACES": os.environ.get("OMP_PLACES", "threads")}
+    env_extra = OMP_ENV
     ok = True
     for s in studies:
         if a.scale not in s["sweeps"]:

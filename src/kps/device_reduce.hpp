@@ -99,13 +99,15 @@ struct ReduceKernel {
   }
 };
 
+/// A reduction functor without scratch, to ask a backend for its team size limit.
+template <class Exec>
+struct TeamSizeProbe {
+  KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<Exec>::member_type&, double&) const {}
+};
+
 template <class Exec>
 int team_size_limit(const Exec& exec) {
-  // Limit for a simple reduction functor without scratch.
-  struct Probe {
-    KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<Exec>::member_type&, double&) const {}
-  };
-  return Kokkos::TeamPolicy<Exec>(exec, 1, 1).team_size_max(Probe{}, Kokkos::ParallelReduceTag());
+  return Kokkos::TeamPolicy<Exec>(exec, 1, 1).team_size_max(TeamSizeProbe<Exec>{}, Kokkos::ParallelReduceTag());
 }
 
 /// Checks a policy, fills in league_size and vector width; throws std::invalid_argument.

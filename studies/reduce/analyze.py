@@ -1,0 +1,45 @@
+"""Reduction study analysis: Google Benchmark JSON -> tables (GB/s of the tuned kps
+reduction and its peers per size; dot products) and PNG plots. Reads only the JSON."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+import kpsjson  # noqa: E402
+
+ORDER = {"reduce": ["tuned", "cub", "kokkos", "kokkos_kernels"], "dot": ["kps", "kokkos_kernels"]}
+
+
+def analyze(records, ctx, outdir):
+    md = ["## Reduction study\n",
+          "Sums (reduce) and dot products; GB/s counts the bytes read once. Medians of the repetitions. "
+          "`vs copy` is the tuned reduction's read bandwidth over the read bandwidth implied by a "
+          "device-to-device copy measured in the same run.\n"]
+    errors = [r for r in records if "error" in r]
+    if errors:
+        md.append("**Failed checks:**\n\n" + "\n".join(f"- `{r['name']}`: {r['error']}" for r in errors) + "\n")
+    ok = [r for r in records if "error" not in r and r.get("n")]
+    for family, variants_all in ORDER.items():
+        for t in kpsjson.TYPES:
+            rs = [r for r in ok if r["type"] == t and r["family"] == family]
+            if not rs:
+                continue
+            variants = [v for v in variants_all if any(r["variant"] == v for r in rs)]
+            get = {(r["variant"], r["n"]): r for r in rs}
+            rows = []
+            for n in sorted({r["n"] for r in rs}):
+                row = [kpsjson.pow2(n)] + [kpsjson.fmt(get.get((v, n), {}).get("GB/s")) for v in variants]
+                first = get.get((variants[0], n), {})
+                row.append(kpsjson.fmt(first.get("ratio_to_copy")))
+                if family == "reduce":
+                    row.append(kpsjson.fmt(first.get("ratio_to_cub")))
+                rows.append(row)
+            head = ["N"] + variants + [f"{variants[0]} vs copy"] + ([f"{variants[0]} / cub"] if family == "reduce" else [])
+            md.append(f"### {family}, {t}: GB/s\n")
+            md.append(kpsjson.markdown_table(head, rows))
+            series = {v: [(r["n"], r.get("GB/s")) for r in rs if r["variant"] == v] for v in variants}
+            png = f"{family}_{t}.png"
+            if kpsjson.plot_lines(os.path.join(outdir, png), series, "N (elements)", "GB/s",
+                                  f"{family}, {t} ({ctx.get('device', '')}, {ctx.get('backend', '')})"):
+                md.append(f"\n![{family} {t}]({os.path.basename(outdir)}/{png})\n")
+            md.append("")
+    return "\n".join(md)
