@@ -31,11 +31,13 @@ std::vector<typename V::non_const_value_type> to_host(const V& v) {
 template <class T>
 std::vector<T> reference_scan(const std::vector<T>& x, bool exclusive) {
   std::vector<T> r(x.size());
-  using Acc = std::conditional_t<std::is_integral_v<T>, T, long double>;
+  // Integers wrap on overflow like the device's two's complement arithmetic (defined for
+  // unsigned types); floating point is accumulated in long double.
+  using Acc = std::conditional_t<std::is_integral_v<T>, std::make_unsigned_t<std::conditional_t<std::is_integral_v<T>, T, int>>, long double>;
   Acc s = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (exclusive) r[i] = static_cast<T>(s);
-    s += x[i];
+    s += static_cast<Acc>(x[i]);
     if (!exclusive) r[i] = static_cast<T>(s);
   }
   return r;
@@ -63,7 +65,7 @@ template <class T>
 std::string compare_scalar(T got, long double want, std::size_t n) {
   bool ok;
   if constexpr (std::is_integral_v<T>)
-    ok = got == static_cast<T>(want);
+    ok = got == static_cast<T>(static_cast<std::uint64_t>(static_cast<long long>(want)));  // wraps like the device
   else
     ok = std::abs((long double)got - want) <= tolerance<T>() * (std::abs(want) + 1.0L) * (1.0 + std::log2(double(n) + 1) / 8);
   if (ok) return {};

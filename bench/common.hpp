@@ -12,7 +12,6 @@
 #include <benchmark/benchmark.h>
 
 #include <Kokkos_Core.hpp>
-#include <Kokkos_Random.hpp>
 
 #include "kps/types.hpp"
 
@@ -63,15 +62,24 @@ double median_seconds(const Exec& exec, const std::function<void()>& f, int reps
 /// Sets GB/s (bytes per call / time) and elements/s.
 void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call);
 
-/// A View of n random values: integers in [0, 16), floating point in [0, 1).
+/// A View of n pseudo-random values, a pure function of (seed, index) so that every
+/// benchmark of one (type, N) sees the same input whatever the backend's scheduling
+/// (Kokkos' random pools hand out states in scheduling order): integers in [0, 8),
+/// floating point in [0, 1).
 template <class T>
 Kokkos::View<T*, Exec::memory_space> random_view(const std::string& label, std::size_t n, std::uint64_t seed) {
   Kokkos::View<T*, Exec::memory_space> v(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
-  Kokkos::Random_XorShift64_Pool<Exec> pool(seed);
-  if constexpr (std::is_integral_v<T>)
-    Kokkos::fill_random(v, pool, T(16));
-  else
-    Kokkos::fill_random(v, pool, T(1));
+  Kokkos::parallel_for(
+      "kps::bench::random_view", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(std::size_t i) {
+        std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + i;  // splitmix64
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        if constexpr (std::is_integral_v<T>)
+          v(i) = T(z & 7);
+        else
+          v(i) = T(double(z >> 11) * 0x1.0p-53);
+      });
   Exec().fence();
   return v;
 }

@@ -236,6 +236,65 @@ struct SinglePassKernel {
   unsigned long long* counter;
   unsigned long long first_tile_id;
 
+  /// Team scratch: the tile aggregate, the look-back result and one window of predecessors.
+  struct Scratch {
+    T aggregate;
+    T prefix;
+    int done;
+    static constexpr std::size_t bytes(int team_size) {
+      return sizeof(Scratch) + std::size_t(team_size) * (sizeof(T) + sizeof(std::uint32_t)) + 16;
+    }
+    KOKKOS_INLINE_FUNCTION T* values() { return reinterpret_cast<T*>(this + 1); }
+    KOKKOS_INLINE_FUNCTION std::uint32_t* kinds(int team_size) {
+      return reinterpret_cast<std::uint32_t*>(values() + team_size);
+    }
+  };
+
+  /// Publishes the tile's aggregate, finds the sum of everything before the tile and
+  /// publishes the tile's inclusive prefix. The look-back reads a window of team_size
+  /// predecessors at once (one per thread, each spinning until its predecessor has
+  /// published), then one thread walks the window in scratch from the nearest predecessor
+  /// to the first inclusive prefix; windows repeat until one is found. Tile 0 is always
+  /// inclusive, so the walk ends.
+  KOKKOS_INLINE_FUNCTION T look_back(const member_type& team, long tile, T aggregate, Scratch* sh) const {
+    const int rank = team.team_rank();
+    const int width = team.team_size();
+    if (rank == 0) {
+      tiles.publish(tile, tile == 0 ? tile_inclusive : tile_aggregate, aggregate);
+      sh->prefix = T(0);
+      sh->done = tile == 0;
+    }
+    team.team_barrier();
+    T* values = sh->values();
+    std::uint32_t* kinds = sh->kinds(width);
+    for (long base = tile - 1; !sh->done; base -= width) {
+      const long p = base - rank;
+      if (p >= 0) {
+        T v;
+        std::uint32_t kind;
+        while ((kind = tiles.read(p, v)) == 0) {
+        }
+        values[rank] = v;
+        kinds[rank] = kind;
+      }
+      team.team_barrier();
+      if (rank == 0) {
+        T prefix = sh->prefix;
+        for (int i = 0; i < width && base - i >= 0; ++i) {
+          prefix = values[i] + prefix;
+          if (kinds[i] == tile_inclusive) {
+            sh->done = 1;
+            break;
+          }
+        }
+        sh->prefix = prefix;
+        if (sh->done) tiles.publish(tile, tile_inclusive, prefix + aggregate);
+      }
+      team.team_barrier();
+    }
+    return sh->prefix;
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     // Tile ids in the order teams start, so every predecessor of a tile is already running:
     // the look-back below never waits on a team that has not been scheduled.
@@ -250,49 +309,24 @@ struct SinglePassKernel {
     const std::size_t valid = first < n ? n - first : 0;
     ThreadItems<T, Items> x;
     x.load(in + first, valid);
-    T input_first = x.v[0];
     for (int j = 1; j < Items; ++j) x.v[j] += x.v[j - 1];
 
     // Exclusive prefix of this thread within the tile, and the tile's aggregate.
-    T* shared = static_cast<T*>(team.team_scratch(0).get_shmem(sizeof(T)));
+    Scratch* sh = static_cast<Scratch*>(team.team_scratch(0).get_shmem(Scratch::bytes(team.team_size())));
     const T thread_total = x.v[Items - 1];
     const T thread_prefix = team.team_scan(thread_total);
-    if (rank == team.team_size() - 1) *shared = thread_prefix + thread_total;
+    if (rank == team.team_size() - 1) sh->aggregate = thread_prefix + thread_total;
     team.team_barrier();
-    const T aggregate = *shared;
-
-    // Publish the aggregate, look back over the predecessors, publish the inclusive prefix.
-    T tile_prefix = T(0);
-    Kokkos::single(
-        Kokkos::PerTeam(team),
-        [&](T& prefix) {
-          prefix = T(0);
-          if (tile == 0) {
-            tiles.publish(0, tile_inclusive, aggregate);
-            return;
-          }
-          tiles.publish(tile, tile_aggregate, aggregate);
-          for (long p = tile - 1;;) {
-            T v;
-            const std::uint32_t kind = tiles.read(p, v);
-            if (kind == 0) continue;  // predecessor running: spin
-            prefix = v + prefix;
-            if (kind == tile_inclusive) break;
-            --p;
-          }
-          tiles.publish(tile, tile_inclusive, prefix + aggregate);
-        },
-        tile_prefix);
+    const T aggregate = sh->aggregate;
+    const T tile_prefix = look_back(team, tile, aggregate, sh);
 
     const T offset = tile_prefix + thread_prefix;
     if constexpr (Exclusive) {
       // exclusive[j] = offset + inclusive[j] - input[j], done by shifting to stay exact
       for (int j = Items - 1; j > 0; --j) x.v[j] = offset + x.v[j - 1];
       x.v[0] = offset;
-      (void)input_first;
     } else {
       for (int j = 0; j < Items; ++j) x.v[j] += offset;
-      (void)input_first;
     }
     x.store(out + first, valid);
   }
@@ -334,13 +368,13 @@ void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, in
            ws.tile_counter.data(), ws.tiles_issued};
 
   Kokkos::TeamPolicy<Exec> probe(exec, 1, 1);
-  probe.set_scratch_size(0, Kokkos::PerTeam(sizeof(T)));
+  probe.set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::bytes(team_size)));
   const int max = probe.team_size_max(k, Kokkos::ParallelForTag());
   if (team_size > max)
     throw std::invalid_argument("kps: single_pass scan: team size " + std::to_string(team_size) +
                                 " exceeds the backend's limit of " + std::to_string(max));
   Kokkos::TeamPolicy<Exec> policy(exec, static_cast<int>(tiles), team_size);
-  policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(T)));
+  policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::bytes(team_size)));
   Kokkos::parallel_for(Exclusive ? "kps::single_pass_scan::exclusive" : "kps::single_pass_scan::inclusive",
                        policy, k);
   ws.tiles_issued += tiles;  // the kernel takes exactly `tiles` ids from the counter
