@@ -75,10 +75,7 @@ Kokkos::View<T*, Exec::memory_space> random_view(const std::string& label, std::
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
         z ^= z >> 31;
-        if constexpr (std::is_integral_v<T>)
-          v(i) = T(z & 7);
-        else
-          v(i) = T(double(z >> 11) * 0x1.0p-53);
+        v(i) = std::is_integral_v<T> ? T(z & 7) : T(double(z >> 11) * 0x1.0p-53);
       });
   Exec().fence();
   return v;

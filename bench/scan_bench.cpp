@@ -114,6 +114,20 @@ void register_type(const Options& o, std::size_t n) {
       }, false);
     });
 #endif
+  // The single-pass scan's knobs (scan_sweep/single_pass/<type>/<N>/team:T/items:I), on GPUs.
+  if (!o.host)
+    for (int team : {128, 256, 512})
+      for (int items : {8, 16, 32}) {
+        const std::string name = "scan_sweep/single_pass" + suffix + "/team:" + std::to_string(team) +
+                                 "/items:" + std::to_string(items);
+        add(name, [=](benchmark::State& s) {
+          ScanOptions opt;
+          opt.single_pass = {team, items};
+          run_scan<T>(s, n, "single_pass", [opt](const DeviceView<T>& in, const DeviceView<T>& out) {
+            exclusive_scan(Exec(), in, out, ScanAlgorithm::single_pass, opt);
+          }, false);
+        });
+      }
   add("copy/kokkos" + suffix, [=](benchmark::State& s) {
     const Exec exec;
     auto in = random_view<T>("kps::bench::in", n, 99);

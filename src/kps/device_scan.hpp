@@ -241,7 +241,7 @@ struct SinglePassKernel {
     T aggregate;
     T prefix;
     int done;
-    static constexpr std::size_t bytes(int team_size) {
+    KOKKOS_INLINE_FUNCTION static constexpr std::size_t bytes(int team_size) {
       return sizeof(Scratch) + std::size_t(team_size) * (sizeof(T) + sizeof(std::uint32_t)) + 16;
     }
     KOKKOS_INLINE_FUNCTION T* values() { return reinterpret_cast<T*>(this + 1); }
