@@ -240,6 +240,7 @@ struct SinglePassKernel {
   struct Scratch {
     T aggregate;
     T prefix;
+    long next;  // nearest predecessor not yet added
     int done;
     KOKKOS_INLINE_FUNCTION static constexpr std::size_t bytes(int team_size) {
       return sizeof(Scratch) + std::size_t(team_size) * (sizeof(T) + sizeof(std::uint32_t)) + 16;
@@ -251,11 +252,16 @@ struct SinglePassKernel {
   };
 
   /// Publishes the tile's aggregate, finds the sum of everything before the tile and
-  /// publishes the tile's inclusive prefix. The look-back reads a window of team_size
-  /// predecessors at once (one per thread, each spinning until its predecessor has
-  /// published), then one thread walks the window in scratch from the nearest predecessor
-  /// to the first inclusive prefix; windows repeat until one is found. Tile 0 is always
-  /// inclusive, so the walk ends.
+  /// publishes the tile's inclusive prefix.
+  ///
+  /// The look-back reads a window of up to team_size predecessors at once, one per thread,
+  /// then one thread walks the window in scratch from the nearest predecessor: adding
+  /// aggregates, stopping at the first inclusive prefix (done) or at the first predecessor
+  /// that has not published yet (the next window starts there). Only one thread polls: it
+  /// waits until the nearest unread predecessor has published before the window is read, so
+  /// a tile sends one request at a time to the memory system while it waits (a whole team
+  /// polling floods L2 and starves the tiles it waits for). Tile 0 is always inclusive, so
+  /// the walk ends.
   KOKKOS_INLINE_FUNCTION T look_back(const member_type& team, long tile, T aggregate, Scratch* sh) const {
     const int rank = team.team_rank();
     const int width = team.team_size();
@@ -263,24 +269,28 @@ struct SinglePassKernel {
       tiles.publish(tile, tile == 0 ? tile_inclusive : tile_aggregate, aggregate);
       sh->prefix = T(0);
       sh->done = tile == 0;
+      sh->next = tile - 1;
     }
     team.team_barrier();
     T* values = sh->values();
     std::uint32_t* kinds = sh->kinds(width);
-    for (long base = tile - 1; !sh->done; base -= width) {
-      const long p = base - rank;
-      if (p >= 0) {
+    while (!sh->done) {
+      const long base = sh->next;
+      if (rank == 0) {
         T v;
         std::uint32_t kind;
-        while ((kind = tiles.read(p, v)) == 0) {
+        while ((kind = tiles.read(base, v)) == 0) {
         }
-        values[rank] = v;
-        kinds[rank] = kind;
+        values[0] = v;
+        kinds[0] = kind;
+      } else if (base - rank >= 0) {
+        kinds[rank] = tiles.read(base - rank, values[rank]);
       }
       team.team_barrier();
       if (rank == 0) {
         T prefix = sh->prefix;
-        for (int i = 0; i < width && base - i >= 0; ++i) {
+        int i = 0;
+        for (; i < width && base - i >= 0 && kinds[i] != 0; ++i) {
           prefix = values[i] + prefix;
           if (kinds[i] == tile_inclusive) {
             sh->done = 1;
@@ -288,6 +298,7 @@ struct SinglePassKernel {
           }
         }
         sh->prefix = prefix;
+        sh->next = base - i;
         if (sh->done) tiles.publish(tile, tile_inclusive, prefix + aggregate);
       }
       team.team_barrier();
