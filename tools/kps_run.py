@@ -104,11 +104,11 @@ def gpu_state():
                      "temperature"], vals))
 
 
-def run_study(bench, study, scale, outdir, force, repetitions, env_extra):
+def run_study(bench, study, scale, outdir, force, repetitions, env_extra, only=()):
     sweep = study["sweeps"][scale]
     dest = os.path.join(outdir, study["name"])
     os.makedirs(dest, exist_ok=True)
-    jobs = sweep["runs"]
+    jobs = [j for j in sweep["runs"] if not only or j["id"] in only]
     done_before = 0
     t0 = time.time()
     for i, job in enumerate(jobs):
@@ -131,7 +131,7 @@ def run_study(bench, study, scale, outdir, force, repetitions, env_extra):
         p = subprocess.run(cmd, env={**os.environ, **env_extra})
         if p.returncode != 0:
             print(f"[kps] {study['name']}: {job['id']} FAILED (exit {p.returncode}); partial output kept in "
-                  f"{out}.partial", file=sys.stderr)
+                  f"{out}.partial (`kps_run.py salvage` keeps its completed benchmarks)", file=sys.stderr)
             return False
         doc = kpsjson.load(out + ".partial")
         doc["context"]["kps_command"] = " ".join(cmd)
@@ -140,6 +140,24 @@ def run_study(bench, study, scale, outdir, force, repetitions, env_extra):
             json.dump(doc, f, indent=1)
         os.replace(out + ".partial", out)
     return True
+
+
+def salvage(partial):
+    """Google Benchmark JSON cut off by a killed run -> the same document holding every
+    benchmark completed before the cut, with context kps_incomplete = "true"."""
+    with open(partial) as f:
+        text = f.read()
+    cut = text.rfind("\n    }")
+    while cut > 0:
+        try:
+            doc = json.loads(text[:cut + 6] + "\n  ]\n}\n")
+            break
+        except json.JSONDecodeError:
+            cut = text.rfind("\n    }", 0, cut)
+    else:
+        die(f"{partial}: no complete benchmark in it")
+    doc["context"]["kps_incomplete"] = "true"
+    return doc
 
 
 def environment_section(docs):
@@ -168,7 +186,9 @@ def render(outdir, names):
         study = load_study(name)
         loaded = [kpsjson.load(os.path.join(d, f)) for f in files]
         docs += loaded
-        records = [r for doc in loaded for r in kpsjson.medians(doc)]
+        # One record per benchmark; a complete run's record wins over an interrupted one's.
+        ordered = sorted(loaded, key=lambda doc: doc["context"].get("kps_incomplete") == "true", reverse=True)
+        records = list({r["name"]: r for doc in ordered for r in kpsjson.medians(doc)}.values())
         ctx = {}
         for doc in loaded:
             ctx.update(kpsjson.context(doc))
@@ -197,9 +217,23 @@ def main(argv=None):
                    help="small: CI-sized sweeps (default); full: the studies' full sweeps")
     r.add_argument("--force", action="store_true", help="re-run studies whose results exist")
     r.add_argument("--repetitions", type=int, default=0, help="override the repetitions of every run")
+    r.add_argument("--only", default="", help="comma-separated run ids of the studies' sweeps (default: all)")
     p = sub.add_parser("report", help="re-render a report from JSON")
     p.add_argument("dir")
+    v = sub.add_parser("salvage", help="keep the completed benchmarks of an interrupted run's .partial JSON")
+    v.add_argument("partial")
+    v.add_argument("out")
+    v.add_argument("--command", default="", help="the command that produced it, kept in the context")
     a = ap.parse_args(argv)
+
+    if a.cmd == "salvage":
+        doc = salvage(a.partial)
+        if a.command:
+            doc["context"]["kps_command"] = a.command
+        with open(a.out, "w") as f:
+            json.dump(doc, f, indent=1)
+        print(f"[kps] salvaged {len(doc['benchmarks'])} entries of {a.partial} into {a.out}")
+        return 0
 
     if a.cmd == "report":
         names = [n for n in study_names() if os.path.isdir(os.path.join(a.dir, n))]
@@ -219,7 +253,8 @@ def main(argv=None):
     for s in studies:
         if a.scale not in s["sweeps"]:
             die(f"study {s['name']} has no '{a.scale}' sweep")
-        ok = run_study(a.bench, s, a.scale, outdir, a.force, a.repetitions, env_extra) and ok
+        only = tuple(x for x in a.only.split(",") if x)
+        ok = run_study(a.bench, s, a.scale, outdir, a.force, a.repetitions, env_extra, only) and ok
     path = render(outdir, names)
     print(f"[kps] report: {path}")
     return 0 if ok else 1
