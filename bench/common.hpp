@@ -37,6 +37,17 @@ using Registrar = void (*)(const Options&);
 int add_registrar(Registrar r);
 const std::vector<Registrar>& registrars();
 
+/// Calls f(T{}, n) for every size and every requested element type T of the sweep.
+template <class F>
+void for_each_size_and_type(const Options& o, F&& f) {
+  for (std::size_t n : o.sizes) {
+    if (o.wants("int32")) f(std::int32_t{}, n);
+    if (o.wants("int64")) f(std::int64_t{}, n);
+    if (o.wants("float")) f(float{}, n);
+    if (o.wants("double")) f(double{}, n);
+  }
+}
+
 /// Throws std::invalid_argument if `bytes` of device memory cannot hold a benchmark at n.
 void require_memory(const Options& o, const std::string& name, std::size_t n, std::size_t bytes);
 

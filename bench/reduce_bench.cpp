@@ -108,12 +108,7 @@ void register_type(const Options& o, std::size_t n) {
 }
 
 void register_reductions(const Options& o) {
-  for (std::size_t n : o.sizes) {
-    if (o.wants("int32")) register_type<std::int32_t>(o, n);
-    if (o.wants("int64")) register_type<std::int64_t>(o, n);
-    if (o.wants("float")) register_type<float>(o, n);
-    if (o.wants("double")) register_type<double>(o, n);
-  }
+  for_each_size_and_type(o, [&](auto t, std::size_t n) { register_type<decltype(t)>(o, n); });
 }
 
 }  // namespace reduce_fixtures

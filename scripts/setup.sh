@@ -134,7 +134,7 @@ else
     if [ "$apt_updated" = 0 ]; then
       say "apt-get update"; apt-get update -qq || die "apt-get update failed"; apt_updated=1
     fi
-    say "apt-get source --download-only trilinos (about 80 MB, once)"
+    say "apt-get source --download-only trilinos (about 170 MB, once)"
     (cd "$src" && apt-get source -qq --download-only trilinos) \
       || die "could not download Debian's trilinos source package (needs deb-src entries and the Debian archive)"
   fi

@@ -279,8 +279,7 @@ struct SinglePassKernel {
       if (rank == 0) {
         T v;
         std::uint32_t kind;
-        while ((kind = tiles.read(base, v)) == 0) {
-        }
+        while ((kind = tiles.read(base, v)) == 0) spin_pause();
         values[0] = v;
         kinds[0] = kind;
       } else if (base - rank >= 0) {

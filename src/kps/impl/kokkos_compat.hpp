@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <thread>
 
 #include <Kokkos_Core.hpp>
 
@@ -29,6 +30,15 @@ KOKKOS_INLINE_FUNCTION T load_relaxed(T* ptr) {
 template <class T>
 KOKKOS_INLINE_FUNCTION void store_relaxed(T* ptr, T value) {
   *static_cast<volatile T*>(ptr) = value;
+}
+
+/// Called in every iteration of a spin-wait. On host backends it yields the core: a team
+/// waiting for a predecessor whose thread the OS has descheduled (more threads than cores)
+/// would otherwise spin out its whole time slice. On GPUs it does nothing.
+KOKKOS_INLINE_FUNCTION void spin_pause() {
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__)
+  std::this_thread::yield();
+#endif
 }
 
 /// Kokkos version as "major.minor.patch".
