@@ -106,6 +106,10 @@ def plot_lines(path, series, xlabel, ylabel, title, logx=True, logy=False, marks
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
+        if not getattr(plot_lines, "warned", False):
+            print("kps: warning: matplotlib is not importable by this python; the report has tables only "
+                  "(./kps report uses the python that scripts/setup.sh found)", file=__import__("sys").stderr)
+            plot_lines.warned = True
         return False
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for label, pts in sorted(series.items()):
