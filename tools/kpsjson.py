@@ -72,6 +72,15 @@ def medians(doc):
     return out
 
 
+def split_failures(records):
+    """(Markdown listing the benchmarks whose result check failed, records that passed)."""
+    errors = [r for r in records if "error" in r]
+    md = ""
+    if errors:
+        md = "**Failed checks:**\n\n" + "\n".join(f"- `{r['name']}`: {r['error']}" for r in errors) + "\n"
+    return md, [r for r in records if "error" not in r and r.get("n")]
+
+
 def context(doc):
     return doc.get("context", {})
 

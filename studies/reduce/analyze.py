@@ -14,10 +14,8 @@ def analyze(records, ctx, outdir):
           "Sums (reduce) and dot products; GB/s counts the bytes read once. Medians of the repetitions. "
           "`vs copy` is the tuned reduction's read bandwidth over the read bandwidth implied by a "
           "device-to-device copy measured in the same run.\n"]
-    errors = [r for r in records if "error" in r]
-    if errors:
-        md.append("**Failed checks:**\n\n" + "\n".join(f"- `{r['name']}`: {r['error']}" for r in errors) + "\n")
-    ok = [r for r in records if "error" not in r and r.get("n")]
+    failures, ok = kpsjson.split_failures(records)
+    md.append(failures)
     for family, variants_all in ORDER.items():
         for t in kpsjson.TYPES:
             rs = [r for r in ok if r["type"] == t and r["family"] == family]

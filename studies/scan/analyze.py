@@ -13,10 +13,8 @@ def analyze(records, ctx, outdir):
     md = ["## Scan study\n",
           "Exclusive sums; GB/s counts 2 x N x sizeof(T) (read once, write once). Medians of the repetitions. "
           "`copy` is a device-to-device copy of the same bytes.\n"]
-    errors = [r for r in records if "error" in r]
-    if errors:
-        md.append("**Failed checks:**\n\n" + "\n".join(f"- `{r['name']}`: {r['error']}" for r in errors) + "\n")
-    ok = [r for r in records if "error" not in r and r.get("n")]
+    failures, ok = kpsjson.split_failures(records)
+    md.append(failures)
     for t in kpsjson.TYPES:
         rs = [r for r in ok if r["type"] == t]
         if not rs:
