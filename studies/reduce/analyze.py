@@ -15,7 +15,8 @@ def analyze(records, ctx, outdir):
           "`vs copy` is the tuned reduction's read bandwidth over the read bandwidth implied by a "
           "device-to-device copy measured in the same run.\n"]
     failures, ok = kpsjson.split_failures(records)
-    md.append(failures)
+    if failures:
+        md.append(failures)
     for family, variants_all in ORDER.items():
         for t in kpsjson.TYPES:
             rs = [r for r in ok if r["type"] == t and r["family"] == family]

@@ -14,7 +14,8 @@ def analyze(records, ctx, outdir):
           "Exclusive sums; GB/s counts 2 x N x sizeof(T) (read once, write once). Medians of the repetitions. "
           "`copy` is a device-to-device copy of the same bytes.\n"]
     failures, ok = kpsjson.split_failures(records)
-    md.append(failures)
+    if failures:
+        md.append(failures)
     for t in kpsjson.TYPES:
         rs = [r for r in ok if r["type"] == t]
         if not rs:
