@@ -142,3 +142,11 @@ def plot_lines(path, series, xlabel, ylabel, title, logx=True, logy=False, marks
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return True
+
+
+def bandwidth_figure(outdir, png, series, title, ctx):
+    """Plots GB/s against N into outdir/png; returns the Markdown image link ('' without plots)."""
+    full = f"{title} ({ctx.get('device', '')}, {ctx.get('backend', '')})"
+    if plot_lines(os.path.join(outdir, png), series, "N (elements)", "GB/s", full):
+        return f"\n![{title}]({os.path.basename(outdir)}/{png})\n"
+    return ""

@@ -36,9 +36,5 @@ def analyze(records, ctx, outdir):
             md.append(f"### {family}, {t}: GB/s\n")
             md.append(kpsjson.markdown_table(head, rows))
             series = {v: [(r["n"], r.get("GB/s")) for r in rs if r["variant"] == v] for v in variants}
-            png = f"{family}_{t}.png"
-            if kpsjson.plot_lines(os.path.join(outdir, png), series, "N (elements)", "GB/s",
-                                  f"{family}, {t} ({ctx.get('device', '')}, {ctx.get('backend', '')})"):
-                md.append(f"\n![{family} {t}]({os.path.basename(outdir)}/{png})\n")
-            md.append("")
+            md.append(kpsjson.bandwidth_figure(outdir, f"{family}_{t}.png", series, f"{family}, {t}", ctx))
     return "\n".join(md)

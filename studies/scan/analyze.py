@@ -38,9 +38,5 @@ def analyze(records, ctx, outdir):
         series = {v: [(r["n"], r.get("GB/s")) for r in rs if r["variant"] == v and r["family"] == "scan"]
                   for v in variants}
         series["copy"] = [(r["n"], r.get("GB/s")) for r in rs if r["family"] == "copy"]
-        png = f"scan_{t}.png"
-        if kpsjson.plot_lines(os.path.join(outdir, png), series, "N (elements)", "GB/s",
-                              f"Exclusive scan, {t} ({ctx.get('device', '')}, {ctx.get('backend', '')})"):
-            md.append(f"\n![scan {t}]({os.path.basename(outdir)}/{png})\n")
-        md.append("")
+        md.append(kpsjson.bandwidth_figure(outdir, f"scan_{t}.png", series, f"Exclusive scan, {t}", ctx))
     return "\n".join(md)
