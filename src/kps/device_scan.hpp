@@ -65,24 +65,17 @@ struct TileScanKernel {
   }
 };
 
-/// Team size the tile scan launches for `alg` on a tile: one thread per lane where the
-/// backend allows it.
-template <class Exec, class Kernel>
-int tile_scan_team_size(const Exec& exec, const Kernel& k) {
-  const int lanes = team_scan_lanes(k.alg, k.tile);
-  Kokkos::TeamPolicy<Exec> probe(exec, 1, Kokkos::AUTO);
-  probe.set_scratch_size(0, Kokkos::PerTeam(sizeof(typename std::remove_pointer<decltype(k.out)>::type) *
-                                            team_scan_scratch_elements(k.alg, k.tile)));
-  const int max = probe.team_size_max(k, Kokkos::ParallelForTag());
-  return lanes < max ? lanes : max;
-}
-
+/// Launches one team per tile, with one thread per lane where the backend allows it.
 template <class Exec, class T, class Count>
 void launch_tile_scan(const Exec& exec, const TileScanKernel<Exec, T, Count>& k,
                       std::size_t tiles, const char* label) {
-  const int team = tile_scan_team_size(exec, k);
-  Kokkos::TeamPolicy<Exec> policy(exec, static_cast<int>(tiles), team);
-  policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(T) * team_scan_scratch_elements(k.alg, k.tile)));
+  const auto scratch = Kokkos::PerTeam(sizeof(T) * team_scan_scratch_elements(k.alg, k.tile));
+  Kokkos::TeamPolicy<Exec> probe(exec, 1, 1);
+  probe.set_scratch_size(0, scratch);
+  const int lanes = team_scan_lanes(k.alg, k.tile);
+  const int max = probe.team_size_max(k, Kokkos::ParallelForTag());
+  Kokkos::TeamPolicy<Exec> policy(exec, static_cast<int>(tiles), lanes < max ? lanes : max);
+  policy.set_scratch_size(0, scratch);
   Kokkos::parallel_for(label, policy, k);
 }
 

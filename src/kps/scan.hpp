@@ -107,7 +107,7 @@ void scan(const Exec& exec, const InView& in, const OutView& out, bool exclusive
       const TeamScanAlgorithm team =
           alg == ScanAlgorithm::blelloch ? TeamScanAlgorithm::blelloch : TeamScanAlgorithm::hillis_steele;
       const int tile = tile_scan_tile(options.tile.tile);
-      unsigned char* scratch = ws.scratch_bytes(exec, tile_scan_scratch_bytes<T>(n, tile) + 1);
+      unsigned char* scratch = ws.scratch_bytes(exec, tile_scan_scratch_bytes<T>(n, tile));
       tile_scan(exec, src, dst, n, exclusive, team, options.tile, scratch);
       break;
     }
