@@ -13,6 +13,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "kps/device.hpp"
 #include "kps/types.hpp"
 
 namespace kps::bench {
@@ -25,6 +26,8 @@ struct Options {
   std::vector<std::string> types;
   std::size_t memory_bytes = 0;  ///< device memory, for the size check
   bool host = false;             ///< the default execution space runs on the host
+  DeviceInfo device;             ///< the default execution space's device
+  long long iterations = 0;      ///< loop length of the latency / spin studies (0: the backend's default)
   bool wants(const std::string& type) const;
 };
 

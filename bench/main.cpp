@@ -23,6 +23,8 @@ constexpr const char* usage =
     "  --kps_sizes=LIST   sizes, e.g. 2^10..2^30:4,1000000 (default: 2^10..2^20:4 on the host,\n"
     "                     2^10..2^30:4 on a GPU)\n"
     "  --kps_types=LIST   element types among int32,int64,float,double (default: all)\n"
+    "  --kps_iterations=N loop length of the latency and occupancy kernels (default: 65536 on a\n"
+    "                     GPU, 4096 on the host)\n"
     "  --kps_context      print the environment (device, backend, Kokkos) as JSON and exit\n"
     "  --kps_help         this text\n"
     "plus Kokkos options (--kokkos-...) and Google Benchmark options (--benchmark_...).\n";
@@ -39,7 +41,7 @@ bool take_flag(int& argc, char** argv, int i, const char* name, std::string& val
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string sizes_text, types_text = "int32,int64,float,double";
+  std::string sizes_text, types_text = "int32,int64,float,double", iterations_text;
   bool have_sizes = false, context_only = false;
   for (int i = 1; i < argc;) {
     std::string v;
@@ -56,6 +58,8 @@ int main(int argc, char** argv) {
       have_sizes = true;
     } else if (take_flag(argc, argv, i, "--kps_types", v)) {
       types_text = v;
+    } else if (take_flag(argc, argv, i, "--kps_iterations", v)) {
+      iterations_text = v;
     } else if (std::strncmp(argv[i], "--kps_", 6) == 0) {
       std::cerr << "kps-bench: unknown option " << argv[i] << "\n" << usage;
       return 2;
@@ -90,7 +94,20 @@ int main(int argc, char** argv) {
   const kps::DeviceInfo device = kps::device_info();
   options.memory_bytes = device.memory_bytes;
   options.host = kps::impl::is_host_space_v<kps::bench::Exec>;
+  options.device = device;
   try {
+    options.iterations = options.host ? 4096 : 65536;
+    if (!iterations_text.empty()) {
+      std::size_t used = 0;
+      long long it = -1;
+      try {
+        it = std::stoll(iterations_text, &used);
+      } catch (const std::exception&) {
+      }
+      if (used != iterations_text.size() || it < 1 || it > (1ll << 40))
+        throw std::invalid_argument("--kps_iterations must be an integer from 1 to 2^40, not '" + iterations_text + "'");
+      options.iterations = it;
+    }
     options.sizes = kps::bench::parse_sizes(have_sizes ? sizes_text : (options.host ? "2^10..2^20:4" : "2^10..2^30:4"));
     std::size_t start = 0;
     while (start <= types_text.size()) {

@@ -1,7 +1,29 @@
-// bench/reduce_bench.cpp — the reduction study's fixtures: reduce/<variant>/<type>/<N>
-// (tuned = kps::reduce_sum; peers: kokkos = Kokkos::parallel_reduce over a RangePolicy,
-// kokkos_kernels = KokkosBlas::sum, cub = cub::DeviceReduce::Sum on CUDA) and
-// dot/<variant>/<type>/<N> (kps::dot vs KokkosBlas::dot). GB/s counts bytes read once.
+// bench/reduce_bench.cpp — the reduction study's fixtures.
+//
+//   reduce/<variant>/<type>/<N>   tuned = kps::reduce_sum (lookup table or fallback rule);
+//                                 peers: kokkos = Kokkos::parallel_reduce over a RangePolicy,
+//                                 kokkos_kernels = KokkosBlas::sum, cub = cub::DeviceReduce::Sum
+//   dot/<variant>/<type>/<N>      kps = kps::dot, kokkos_kernels = KokkosBlas::dot
+//   reduce_sweep/seed/<type>/<N>/team:T/items:I
+//                                 the seed's sweep: kps::reduce_sum with team size T (its local
+//                                 size), I items per thread (its load per thread) and the league
+//                                 from its relation, ceil(N / (T * I)) teams (its work groups);
+//                                 every (T, I) with N >= T * I (at least one full tile, so at
+//                                 least I >= 2 elements per thread, the seed's minimum)
+//   reduce_sweep/capped/<type>/<N>/team:T/items:I/waves:W
+//                                 the same with the league capped at W waves of teams
+//                                 (W * concurrency / T), each team looping over its tiles;
+//                                 only where the cap binds
+//
+// GB/s counts the bytes read once (N x sizeof(T), twice that for dot). ratio_to_copy: the
+// read bandwidth over the read bandwidth implied by a device copy of the same bytes; on CUDA
+// ratio_to_cub (sums): CUB's time over this one's; both peers are measured once per (type, N)
+// in the same process. Every result is checked after the timed loop against a host reference
+// (exact for integers, compensated long double otherwise), computed once per (type, N).
+#include <algorithm>
+#include <map>
+#include <thread>
+
 #include <KokkosBlas1_dot.hpp>
 #include <KokkosBlas1_sum.hpp>
 
@@ -17,53 +39,152 @@ namespace reduce_fixtures {
 template <class T>
 using DeviceView = Kokkos::View<T*, Exec::memory_space>;
 
+/// The seed's sweep axes on this backend: team sizes (GPU: warps to a full block; host: a
+/// few threads per team) and items per thread (>= 2, the seed's minimum load; powers of two on
+/// a GPU, of four on the host, where a team's tile must be large to amortise its scheduling).
+std::vector<int> sweep_team_sizes(bool host) {
+  return host ? std::vector<int>{1, 2, 4} : std::vector<int>{64, 128, 256, 512, 1024};
+}
+std::vector<int> sweep_items(bool host) {
+  return host ? std::vector<int>{2, 8, 32, 128, 512, 2048, 8192, 32768}
+              : std::vector<int>{2, 4, 8, 16, 32, 64, 128, 256};
+}
+/// Waves of the capped variant: 1 (every team resident at once, CUB-like) and 4.
+constexpr int sweep_waves[] = {1, 4};
+
+/// Compensated (Kahan) sum in long double of x[i] (or x[i] * y[i]) over [begin, end).
 template <class T>
-long double host_sum(const std::vector<T>& x) {
-  long double s = 0, c = 0;  // Kahan-compensated in long double
-  for (T v : x) {
-    const long double y = (long double)v - c;
-    const long double t = s + y;
-    c = (t - s) - y;
+long double kahan(const T* x, const T* y, std::size_t begin, std::size_t end) {
+  long double s = 0, c = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    const long double v = y ? (long double)x[i] * (long double)y[i] : (long double)x[i];
+    const long double a = v - c;
+    const long double t = s + a;
+    c = (t - s) - a;
     s = t;
   }
   return s;
 }
 
-/// Times `f` (returns the reduced value), checks its value, sets GB/s and ratio_to_copy.
+/// The host reference of a sum (y empty) or dot product, once per (type, N, inputs) and
+/// process; the inputs of one (type, N) are the same in every benchmark (fixed seeds). Split
+/// over the host's threads: at 2^30 elements a serial sum takes seconds.
+template <class T>
+long double reference(const DeviceView<T>& x, const DeviceView<T>& y) {
+  static std::map<std::pair<std::size_t, bool>, long double> cache;
+  const auto key = std::make_pair(x.extent(0), y.extent(0) > 0);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  const std::vector<T> hx = to_host(x);
+  const std::vector<T> hy = key.second ? to_host(y) : std::vector<T>{};
+  const std::size_t n = hx.size();
+  const std::size_t threads =
+      std::max<std::size_t>(1, std::min<std::size_t>(std::thread::hardware_concurrency(), n >> 20));
+  std::vector<long double> part(threads);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      part[t] = kahan(hx.data(), key.second ? hy.data() : nullptr, n * t / threads, n * (t + 1) / threads);
+    });
+  for (auto& th : pool) th.join();
+  long double s = 0;
+  for (long double p : part) s += p;
+  return cache.emplace(key, s).first->second;
+}
+
+/// Median time of a peer at one (type, N), measured once per process (`measure` is called
+/// only when it is not cached yet, so it may allocate).
+double peer_seconds(const std::string& key, const std::function<double()>& measure) {
+  static std::map<std::string, double> cache;
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, measure()).first;
+  return it->second;
+}
+
+/// Times `f` (returns the reduced value) in the benchmark loop, checks its value, and sets
+/// GB/s, ratio_to_copy and (sums on CUDA) ratio_to_cub from the loop's median time.
 template <class T, class F>
 void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std::string& variant, F&& f) {
   const Exec exec;
   try {
-    auto x = random_view<T>("kps::bench::x", n, 777 + n);
-    auto y = random_view<T>("kps::bench::y", n, 778 + n);
+    const auto x = random_view<T>("kps::bench::x", n, 777 + n);
+    const auto y = inputs == 2 ? random_view<T>("kps::bench::y", n, 778 + n) : DeviceView<T>();
     T result = T(0);
-    timed_loop(state, exec, [&] { result = f(x, y); });
-    benchmark::DoNotOptimize(result);
-    long double want;
-    if (inputs == 1) {
-      want = host_sum(to_host(x));
-    } else {
-      const auto hx = to_host(x), hy = to_host(y);
-      want = 0;
-      for (std::size_t i = 0; i < n; ++i) want += (long double)hx[i] * hy[i];
+    std::vector<double> times;
+    for (auto _ : state) {
+      exec.fence();
+      Kokkos::Timer timer;
+      result = f(x, y);
+      exec.fence();
+      times.push_back(timer.seconds());
+      state.SetIterationTime(times.back());
     }
-    const std::string error = compare_scalar(f(x, y), want, n);
+    benchmark::DoNotOptimize(result);
+    const std::string error = compare_scalar(f(x, y), reference(x, y), n);
     if (!error.empty()) return fail(state, variant + ": " + error);
     set_rates(state, n, double(inputs) * n * sizeof(T));
-    const double t = median_seconds(exec, [&] { result = f(x, y); });
-    DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
-    const double t_copy = median_seconds(exec, [&] { Kokkos::deep_copy(exec, copy, x); });
+    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+    const double t = times[times.size() / 2];
+    const std::string suffix = std::string("/") + type_name<T>() + "/" + std::to_string(n);
+    const double t_copy = peer_seconds("copy" + suffix, [&] {
+      DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
+      return median_seconds(exec, [&] { Kokkos::deep_copy(exec, copy, x); });
+    });
     // read bandwidth of this variant over the read bandwidth implied by the copy (it reads and writes)
     state.counters["ratio_to_copy"] = (inputs * t_copy) / (2.0 * t);
 #if defined(KOKKOS_ENABLE_CUDA)
     if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
       if (inputs == 1) {
-        const double t_cub = median_seconds(exec, [&] { result = kps::cuda::cub_sum(exec, x.data(), n); });
+        const double t_cub = peer_seconds("cub" + suffix, [&] {
+          return median_seconds(exec, [&] { result = kps::cuda::cub_sum(exec, x.data(), n); });
+        });
         state.counters["ratio_to_cub"] = t_cub / t;
       }
 #endif
   } catch (const std::exception& e) {
     fail(state, variant + ": " + e.what());
+  }
+}
+
+/// One point of the seed's sweep: kps::reduce_sum with an explicit policy; the counters say
+/// the launch it made (team, items, league, load per thread = N / (team * league)).
+template <class T>
+void run_sweep_point(benchmark::State& state, std::size_t n, const ReducePolicy& policy, const std::string& variant) {
+  try {
+    const ReducePolicy used =
+        impl::validate<Exec, T>(Exec(), policy, n, impl::SumLoad<T>{nullptr});  // league as it will run
+    state.counters["team"] = used.team_size;
+    state.counters["items"] = used.items_per_thread;
+    state.counters["league"] = used.league_size;
+    state.counters["load_per_thread"] = double(n) / (double(used.team_size) * used.league_size);
+  } catch (const std::exception& e) {
+    return fail(state, variant + ": " + e.what());
+  }
+  run_reduction<T>(state, n, 1, variant,
+                   [policy](const DeviceView<T>& x, const DeviceView<T>&) { return reduce_sum(Exec(), x, policy); });
+}
+
+template <class T>
+void register_sweep(const Options& o, std::size_t n, const std::string& suffix) {
+  const int limit = impl::reduce_team_size_limit<Exec, T>(Exec());
+  const std::size_t concurrency = static_cast<std::size_t>(Exec().concurrency());
+  for (int team : sweep_team_sizes(o.host)) {
+    if (team > limit) continue;
+    for (int items : sweep_items(o.host)) {
+      const std::size_t tile = std::size_t(team) * items;
+      if (n < tile) continue;
+      const std::string point = suffix + "/team:" + std::to_string(team) + "/items:" + std::to_string(items);
+      add("reduce_sweep/seed" + point,
+          [=](benchmark::State& s) { run_sweep_point<T>(s, n, ReducePolicy{team, items, 0, 0}, "seed"); });
+      const std::size_t needed = (n + tile - 1) / tile;
+      for (int waves : sweep_waves) {
+        const std::size_t cap = std::max<std::size_t>(1, concurrency / team) * waves;
+        if (needed <= cap || cap > 2147483647u) continue;
+        add("reduce_sweep/capped" + point + "/waves:" + std::to_string(waves), [=](benchmark::State& s) {
+          run_sweep_point<T>(s, n, ReducePolicy{team, items, static_cast<int>(cap), 0}, "capped");
+        });
+      }
+    }
   }
 }
 
@@ -105,9 +226,13 @@ void register_type(const Options& o, std::size_t n) {
     run_reduction<T>(s, n, 2, "kokkos_kernels",
                      [](const DeviceView<T>& x, const DeviceView<T>& y) { return KokkosBlas::dot(x, y); });
   });
+  register_sweep<T>(o, n, suffix);
 }
 
 void register_reductions(const Options& o) {
+  // Which lookup table reduce/tuned and dot/kps use (or why none): part of every result's
+  // context. A malformed table stops the run here with its file and line.
+  benchmark::AddCustomContext("kps_reduce_table", active_reduce_table(KPS_IMPL_REDUCE_TABLE_DIR).note);
   for_each_size_and_type(o, [&](auto t, std::size_t n) { register_type<decltype(t)>(o, n); });
 }
 

@@ -5,6 +5,14 @@ study under results/<machine>/<study>/, and renders one Markdown report with PNG
   kps_run.py run    --bench BUILD/bench/kps-bench [--studies scan,reduce] [--out DIR]
                     [--force] [--scale small|full] [--repetitions R]
   kps_run.py report DIR        re-render the report of DIR from its JSON alone
+  kps_run.py tune   --bench BUILD/bench/kps-bench [--scale small|full] [--out DIR]
+                    [--tables DIR] [--only IDS] [--force] [--no-verify]
+                    re-tune the reduction on the machine at hand: the seed's sweep
+                    (studies/reduce/study.json "tune"), then the lookup table
+                    (studies/reduce/tables/<device>-<backend>.table), CSV, seed-style plots and a
+                    verification run of the tuned reduction with the new table
+  kps_run.py tune-table DIR [--tables DIR]
+                    the same analysis from the sweep JSON in DIR (results/<machine>/reduce/tune)
 
 A study whose JSON exists is skipped unless --force (runs resume); JSON is written to a
 temporary name and moved into place when complete, so an interrupted run loses nothing that
@@ -106,15 +114,21 @@ def gpu_state():
 
 def run_study(bench, study, scale, outdir, force, repetitions, env_extra, only=()):
     sweep = study["sweeps"][scale]
-    dest = os.path.join(outdir, study["name"])
-    os.makedirs(dest, exist_ok=True)
     jobs = [j for j in sweep["runs"] if not only or j["id"] in only]
+    return run_jobs(bench, study["name"], jobs, os.path.join(outdir, study["name"]), force, repetitions, env_extra)[0]
+
+
+def run_jobs(bench, label, jobs, dest, force, repetitions, env_extra, extra_context=None):
+    """Runs each job (one kps-bench command) into dest/<id>.json unless it exists (or --force).
+    Returns (all succeeded, ids that ran)."""
+    os.makedirs(dest, exist_ok=True)
     done_before = 0
+    ran = []
     t0 = time.time()
     for i, job in enumerate(jobs):
         out = os.path.join(dest, f"{job['id']}.json")
         if os.path.exists(out) and not force:
-            print(f"[kps] {study['name']}: {job['id']}: results exist, skipped (--force re-runs)")
+            print(f"[kps] {label}: {job['id']}: results exist, skipped (--force re-runs)")
             done_before += 1
             continue
         reps = repetitions or job.get("repetitions", 3)
@@ -124,22 +138,24 @@ def run_study(bench, study, scale, outdir, force, repetitions, env_extra, only=(
                f"--benchmark_min_time={job.get('min_time', 0.05)}",
                f"--benchmark_out={out}.partial", "--benchmark_out_format=json"] + job.get("args", [])
         elapsed = time.time() - t0
-        ran = i - done_before
-        eta = f", about {elapsed / ran * (len(jobs) - i):.0f} s left" if ran else ""
-        print(f"[kps] {study['name']}: run {i + 1}/{len(jobs)}: {job['id']}{eta}", flush=True)
+        n_ran = i - done_before
+        eta = f", about {elapsed / n_ran * (len(jobs) - i):.0f} s left" if n_ran else ""
+        print(f"[kps] {label}: run {i + 1}/{len(jobs)}: {job['id']}{eta}", flush=True)
         print("[kps]   " + " ".join(cmd), flush=True)
         p = subprocess.run(cmd, env={**os.environ, **env_extra})
+        ran.append(job["id"])
         if p.returncode != 0:
-            print(f"[kps] {study['name']}: {job['id']} FAILED (exit {p.returncode}); partial output kept in "
+            print(f"[kps] {label}: {job['id']} FAILED (exit {p.returncode}); partial output kept in "
                   f"{out}.partial (`kps_run.py salvage` keeps its completed benchmarks)", file=sys.stderr)
-            return False
+            return False, ran
         doc = kpsjson.load(out + ".partial")
         doc["context"]["kps_command"] = " ".join(cmd)
         doc["context"].update({f"nvidia_smi_{k}": v for k, v in gpu_state().items()})
+        doc["context"].update(extra_context or {})
         with open(out + ".partial", "w") as f:
             json.dump(doc, f, indent=1)
         os.replace(out + ".partial", out)
-    return True
+    return True, ran
 
 
 def salvage(partial):
@@ -206,6 +222,122 @@ def render(outdir, names):
     return path
 
 
+def display_path(path):
+    """A path relative to the repository where it lies inside it."""
+    rel = os.path.relpath(os.path.abspath(path), ROOT)
+    return path if rel.startswith("..") else rel
+
+
+def load_tune_module():
+    path = os.path.join(STUDIES_DIR, "reduce", "tune.py")
+    spec = importlib.util.spec_from_file_location("kps_reduce_tune", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def tune_analysis(dest, tables, sweep_ids, command, sweep_text, tolerance):
+    """Analyses dest/<sweep id>.json (+ verify.json when it tested this very table): writes the
+    table into `tables` (and a copy in dest), sweep.csv, optima.csv, the figures and tune.md.
+    Returns (table path, table fingerprint, failed checks, verification included)."""
+    tune = load_tune_module()
+    docs = [kpsjson.load(os.path.join(dest, f"{i}.json")) for i in sweep_ids]
+    ctx = {}
+    for d in docs:
+        ctx.update(kpsjson.context(d))
+    records = [r for d in docs for r in kpsjson.medians(d)]
+    bench_cmds = sorted({d["context"].get("kps_command", "") for d in docs} - {""})
+    text = tune.table_only(records, ctx, sweep_text, command, bench_cmds, tolerance)
+    if text is None:
+        die(f"no sweep results in {dest}")
+    sha = tune.fingerprint(text)
+    vpath = os.path.join(dest, "verify.json")
+    verified = os.path.exists(vpath) and kpsjson.load(vpath)["context"].get("kps_tune_table_sha256") == sha
+    verify = kpsjson.medians(kpsjson.load(vpath)) if verified else []
+    md, text, failed = tune.analyze(records, ctx, dest, sweep_text, command, bench_cmds, tolerance=tolerance,
+                                    verify=verify)
+    name = tune.table_slug(ctx) + ".table"
+    os.makedirs(tables, exist_ok=True)
+    path = os.path.join(tables, name)
+    for p in (path, os.path.join(dest, name)):
+        with open(p, "w") as f:
+            f.write(text)
+    with open(os.path.join(dest, "tune.md"), "w") as f:
+        f.write(f"# Reduction tuning: {ctx.get('device', '')} ({ctx.get('backend', '')})\n\n"
+                f"Table: `{name}` (written to {display_path(tables)}). Rendered from the JSON in this folder "
+                f"(`tools/kps_run.py tune-table DIR`).\n\n" + md)
+    return path, sha, failed, verified
+
+
+def tune_sweep_text(scale, spec):
+    return f"study.json tune.{scale}: " + "; ".join(
+        f"{j['id']}: sizes {j['sizes']}, types {j.get('types')}, {j.get('repetitions', 3)} repetitions"
+        for j in spec["runs"])
+
+
+def tune_main(a):
+    study = load_study("reduce")
+    if a.cmd == "tune-table":  # the sweep whose runs are all in DIR
+        a.scale = next((k for k, v in study.get("tune", {}).items() if isinstance(v, dict) and v.get("runs") and all(
+            os.path.exists(os.path.join(a.dir, f"{j['id']}.json")) for j in v["runs"])), None)
+        if a.scale is None:
+            die(f"{a.dir} does not hold every run of a tune sweep of studies/reduce/study.json")
+    if a.scale not in study.get("tune", {}):
+        die(f"studies/reduce/study.json has no tune sweep '{a.scale}'")
+    spec = study["tune"][a.scale]
+    sweep_ids = [j["id"] for j in spec["runs"]]
+    tables = a.tables or os.path.join(STUDIES_DIR, "reduce", "tables")
+    # What reproduces the table (not this invocation's --only/--force/--out flags).
+    command = (f"tools/kps_run.py tune --bench {display_path(a.bench)} --scale {a.scale}" if a.cmd == "tune" else
+               f"tools/kps_run.py tune --scale {a.scale}, then tools/kps_run.py tune-table {display_path(a.dir)}")
+    sweep_text = tune_sweep_text(a.scale, spec)
+    tolerance = float(spec.get("merge_tolerance", 0.03))
+    if a.cmd == "tune-table":
+        path, _, failed, verified = tune_analysis(a.dir, tables, sweep_ids, command, sweep_text, tolerance)
+        print(f"[kps] tune: table {path}; {failed} failed checks"
+              f"{'' if verified else ' (no verification run of this table)'}; summary {os.path.join(a.dir, 'tune.md')}")
+        return 0
+    if not os.access(a.bench, os.X_OK):
+        die(f"{a.bench} is not an executable kps-bench (build first)")
+    ctx = bench_env(a.bench)
+    outdir = a.out or os.path.join(ROOT, "results", machine_name(ctx))
+    dest = os.path.join(outdir, "reduce", "tune")
+    print(f"[kps] tune: device {ctx.get('device')} ({ctx.get('backend')}), sweep '{a.scale}'; results in {dest}, "
+          f"table in {tables}")
+    only = tuple(x for x in a.only.split(",") if x)
+    unknown = set(only) - set(sweep_ids) - {"verify"}
+    if unknown:
+        die(f"unknown run ids {', '.join(sorted(unknown))} (tune.{a.scale}: {', '.join(sweep_ids)}, verify)")
+    jobs = [j for j in spec["runs"] if not only or j["id"] in only]
+    ok, _ = run_jobs(a.bench, "tune", jobs, dest, a.force, a.repetitions, OMP_ENV)
+    if not ok:
+        return 1
+    missing = [i for i in sweep_ids if not os.path.exists(os.path.join(dest, f"{i}.json"))]
+    if missing:
+        print(f"[kps] tune: sweep runs still to do: {', '.join(missing)}; the table is written once every run is "
+              f"done (run the command again, with --only for a subset)")
+        return 0
+    path, sha, failed, verified = tune_analysis(dest, tables, sweep_ids, command, sweep_text, tolerance)
+    print(f"[kps] tune: wrote {path}")
+    if not a.no_verify and (not only or "verify" in only) and (not verified or a.force):
+        docs = [kpsjson.load(os.path.join(dest, f"{i}.json")) for i in sweep_ids]
+        vjob = dict(spec["verify"], id="verify")
+        vjob["filter"] = load_tune_module().verify_filter([r for d in docs for r in kpsjson.medians(d)],
+                                                          vjob["filter"])
+        ok, _ = run_jobs(a.bench, "tune", [vjob], dest, True, a.repetitions,
+                         {**OMP_ENV, "KPS_REDUCE_TABLE": os.path.abspath(path)},
+                         {"kps_tune_table_sha256": sha, "kps_tune_table": os.path.basename(path)})
+        if not ok:
+            return 1
+        path, sha, failed, verified = tune_analysis(dest, tables, sweep_ids, command, sweep_text, tolerance)
+    if verified:
+        print(f"[kps] tune: verification of the table: {failed} failed checks")
+    else:
+        print("[kps] tune: the table is not verified yet (run with --only verify)")
+    print(f"[kps] tune: summary {os.path.join(dest, 'tune.md')}")
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="kps", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -224,7 +356,23 @@ def main(argv=None):
     v.add_argument("partial")
     v.add_argument("out")
     v.add_argument("--command", default="", help="the command that produced it, kept in the context")
+    t = sub.add_parser("tune", help="re-tune the reduction here: sweep, lookup table, plots, verification")
+    t.add_argument("--bench", required=True, help="path of kps-bench")
+    t.add_argument("--scale", default="small", choices=["small", "full"],
+                   help="small: the seed's sizes (host); full: plus 2^24..2^30 and finer timing (GPU)")
+    t.add_argument("--out", default="", help="results folder (default: results/<machine>); JSON in OUT/reduce/tune")
+    t.add_argument("--tables", default="", help="where the table is written (default: studies/reduce/tables)")
+    t.add_argument("--only", default="", help="comma-separated run ids of the tune sweep, and/or 'verify'")
+    t.add_argument("--force", action="store_true", help="re-run sweep runs whose results exist")
+    t.add_argument("--repetitions", type=int, default=0, help="override the repetitions of every run")
+    t.add_argument("--no-verify", action="store_true", help="skip the verification run of the new table")
+    tt = sub.add_parser("tune-table", help="the tuning analysis and table from existing sweep JSON")
+    tt.add_argument("dir", help="folder of the sweep JSON (results/<machine>/reduce/tune)")
+    tt.add_argument("--tables", default="", help="where the table is written (default: studies/reduce/tables)")
     a = ap.parse_args(argv)
+
+    if a.cmd in ("tune", "tune-table"):
+        return tune_main(a)
 
     if a.cmd == "salvage":
         doc = salvage(a.partial)

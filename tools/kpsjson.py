@@ -123,8 +123,9 @@ def plot_lines(path, series, xlabel, ylabel, title, logx=True, logy=False, marks
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for label, pts in sorted(series.items()):
         pts = sorted(p for p in pts if p[1] is not None)
-        if pts:
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=label)
+        if pts:  # a series named '... predicted' is a model's line: dashed, no markers
+            style = dict(linestyle="--", marker=None) if "predicted" in label else dict(marker="o", ms=3)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], label=label, **style)
     for (x, y, text) in (marks or []):
         ax.plot([x], [y], marker="*", ms=12, color="black")
         ax.annotate(text, (x, y), textcoords="offset points", xytext=(5, 5), fontsize=8)

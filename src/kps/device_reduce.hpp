@@ -4,6 +4,7 @@
 // number of work groups) and the width of each thread's loads.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -99,7 +100,23 @@ struct ReduceKernel {
   }
 };
 
-/// A reduction functor without scratch, to ask a backend for its team size limit.
+/// The backend's largest team for the reduction kernel of T, vector width v and Load (a GPU
+/// backend limits it by the kernel's registers and shared memory).
+template <class Exec, class T, class Load>
+int kernel_team_size_limit(const Exec& exec, int v) {
+  const auto query = [&](auto width) {
+    constexpr int V = decltype(width)::value;
+    return Kokkos::TeamPolicy<Exec>(exec, 1, 1).team_size_max(ReduceKernel<Exec, T, V, Load>{Load{}, 0, 1},
+                                                              Kokkos::ParallelReduceTag());
+  };
+  switch (v) {
+    case 4: return query(std::integral_constant<int, 4>{});
+    case 2: return query(std::integral_constant<int, 2>{});
+    default: return query(std::integral_constant<int, 1>{});
+  }
+}
+
+/// A reduction functor without scratch, to ask a backend for its general team size limit.
 template <class Exec>
 struct TeamSizeProbe {
   KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<Exec>::member_type&, double&) const {}
@@ -110,22 +127,33 @@ int team_size_limit(const Exec& exec) {
   return Kokkos::TeamPolicy<Exec>(exec, 1, 1).team_size_max(TeamSizeProbe<Exec>{}, Kokkos::ParallelReduceTag());
 }
 
+/// The largest team every reduction kernel of T (sum and dot, every vector width) accepts.
+template <class Exec, class T>
+int reduce_team_size_limit(const Exec& exec) {
+  int limit = kernel_team_size_limit<Exec, T, SumLoad<T>>(exec, 1);
+  for (int v : {1, 2, 4}) {
+    limit = std::min(limit, kernel_team_size_limit<Exec, T, SumLoad<T>>(exec, v));
+    limit = std::min(limit, kernel_team_size_limit<Exec, T, DotLoad<T>>(exec, v));
+  }
+  return limit;
+}
+
 /// Checks a policy, fills in league_size and vector width; throws std::invalid_argument.
 template <class Exec, class T, class Load>
 ReducePolicy validate(const Exec& exec, ReducePolicy p, std::size_t n, const Load& load) {
   if (p.team_size <= 0 || p.items_per_thread <= 0 || p.league_size < 0 || p.vector_width < 0)
     throw std::invalid_argument("kps reduce: invalid policy (" + to_string(p) +
                                 "): team size and items per thread must be positive, league size >= 0");
-  const int limit = team_size_limit(exec);
-  if (p.team_size > limit)
-    throw std::invalid_argument("kps reduce: team size " + std::to_string(p.team_size) +
-                                " exceeds this backend's limit of " + std::to_string(limit));
   if (p.vector_width != 0 && p.vector_width != 1 && p.vector_width != 2 && p.vector_width != 4)
     throw std::invalid_argument("kps reduce: vector width must be 0 (automatic), 1, 2 or 4");
   int v = p.vector_width ? p.vector_width : static_cast<int>(16 / sizeof(T));
   if (v > 4) v = 4;
   while (v > 1 && (p.items_per_thread % v != 0 || !load.aligned(v * sizeof(T)))) v /= 2;
   p.vector_width = v;
+  const int limit = kernel_team_size_limit<Exec, T, Load>(exec, v);
+  if (p.team_size > limit)
+    throw std::invalid_argument("kps reduce: team size " + std::to_string(p.team_size) +
+                                " exceeds this backend's limit of " + std::to_string(limit) + " for this kernel");
   if (p.league_size == 0) {
     const std::size_t per_team = std::size_t(p.team_size) * p.items_per_thread;
     const std::size_t teams = (n + per_team - 1) / per_team;

@@ -226,8 +226,7 @@ struct SinglePassKernel {
   T* out;
   std::size_t n;
   TileStatus<T> tiles;
-  unsigned long long* counter;
-  unsigned long long first_tile_id;
+  unsigned int* counter;  // 0 at launch; 32-bit: Kokkos' 64-bit atomic_fetch_add is a CAS loop on CUDA
 
   /// Team scratch: the tile aggregate, the look-back result and one window of predecessors.
   struct Scratch {
@@ -304,7 +303,7 @@ struct SinglePassKernel {
     long tile = 0;
     Kokkos::single(
         Kokkos::PerTeam(team),
-        [&](long& id) { id = long(Kokkos::atomic_fetch_add(counter, 1ULL) - first_tile_id); },
+        [&](long& id) { id = long(Kokkos::atomic_fetch_add(counter, 1u)); },
         tile);
 
     const int rank = team.team_rank();
@@ -338,8 +337,12 @@ struct SinglePassKernel {
 /// The single-pass policy with defaults filled in for Exec.
 template <class Exec>
 SinglePassPolicy resolve(SinglePassPolicy p) {
-  if (p.items_per_thread == 0) p.items_per_thread = is_host_space_v<Exec> ? 256 : 16;
-  if (p.team_size == 0) p.team_size = is_host_space_v<Exec> ? 1 : 256;
+  // GPUs: 32 items and the largest team up to 512 the kernel can launch (a multiple of 128:
+  // 512 for 4-byte types, 384 for 8-byte ones on an H100, whose registers allow no more), the
+  // best of the H100 sweep (scan_sweep/...): the per-tile cost (look-back, barriers, team
+  // scan) is paid over more data. Team size 0 stays "automatic" until the launch.
+  if (p.items_per_thread == 0) p.items_per_thread = is_host_space_v<Exec> ? 256 : 32;
+  if (p.team_size == 0 && is_host_space_v<Exec>) p.team_size = 1;
   return p;
 }
 
@@ -347,6 +350,13 @@ template <class Exec, class T, int Items, bool Exclusive>
 void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, int team_size,
                         Workspace<Exec>& ws) {
   using Kernel = SinglePassKernel<Exec, T, Items, Exclusive>;
+  Kokkos::TeamPolicy<Exec> probe(exec, 1, 1);
+  probe.set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::bytes(team_size > 0 ? team_size : 1024)));
+  const int max = probe.team_size_max(Kernel{}, Kokkos::ParallelForTag());
+  if (team_size == 0) team_size = max >= 128 ? (max < 512 ? max : 512) / 128 * 128 : max;
+  if (team_size > max)
+    throw std::invalid_argument("kps: single_pass scan: team size " + std::to_string(team_size) +
+                                " exceeds the backend's limit of " + std::to_string(max));
   const std::size_t tile_elems = std::size_t(team_size) * Items;
   const std::size_t tiles = (n + tile_elems - 1) / tile_elems;
   if (tiles > std::size_t(2147483647))
@@ -362,25 +372,17 @@ void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, in
     ws.values = Kokkos::View<std::uint64_t*, typename Exec::memory_space>("kps::scan::values", 2 * cap);
     ws.epoch = 0;
   }
-  if (!ws.tile_counter.data()) {
-    ws.tile_counter = Kokkos::View<unsigned long long, typename Exec::memory_space>("kps::scan::tile_counter");
-    ws.tiles_issued = 0;
-  }
+  if (!ws.tile_counter.data())
+    ws.tile_counter = Kokkos::View<unsigned int, typename Exec::memory_space>("kps::scan::tile_counter");
+  Kernel k{in, out, n, TileStatus<T>{ws.status.data(), ws.values.data(), ws.epoch + 1}, ws.tile_counter.data()};
+  // Every call starts its tile ids from 0 on exec's stream (a 4-byte fill): a call that
+  // failed to launch can never leave the counter out of step with the next one.
   ++ws.epoch;
-  Kernel k{in, out, n, TileStatus<T>{ws.status.data(), ws.values.data(), ws.epoch},
-           ws.tile_counter.data(), ws.tiles_issued};
-
-  Kokkos::TeamPolicy<Exec> probe(exec, 1, 1);
-  probe.set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::bytes(team_size)));
-  const int max = probe.team_size_max(k, Kokkos::ParallelForTag());
-  if (team_size > max)
-    throw std::invalid_argument("kps: single_pass scan: team size " + std::to_string(team_size) +
-                                " exceeds the backend's limit of " + std::to_string(max));
+  Kokkos::deep_copy(exec, ws.tile_counter, 0u);
   Kokkos::TeamPolicy<Exec> policy(exec, static_cast<int>(tiles), team_size);
   policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::bytes(team_size)));
   Kokkos::parallel_for(Exclusive ? "kps::single_pass_scan::exclusive" : "kps::single_pass_scan::inclusive",
                        policy, k);
-  ws.tiles_issued += tiles;  // the kernel takes exactly `tiles` ids from the counter
 }
 
 /// Single-pass scan of in[0, n) into out (in may equal out).
@@ -389,8 +391,8 @@ void single_pass_scan(const Exec& exec, const T* in, T* out, std::size_t n, bool
                       SinglePassPolicy policy, Workspace<Exec>& ws) {
   if (n == 0) return;
   policy = resolve<Exec>(policy);
-  const int ts = policy.team_size;
-  if (ts <= 0) throw std::invalid_argument("kps: single_pass scan: team size must be positive");
+  const int ts = policy.team_size;  // 0: automatic (GPUs)
+  if (ts < 0) throw std::invalid_argument("kps: single_pass scan: team size must be positive");
   auto go = [&](auto items) {
     constexpr int I = decltype(items)::value;
     if (exclusive)

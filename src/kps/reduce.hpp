@@ -1,40 +1,122 @@
 // kps/reduce.hpp — public reduction API: sums of rank-1 Views of int32, int64, float or
 // double, and dot products, on any execution space.
 //
-//   T s = kps::reduce_sum(exec, x);                                  // default policy
+//   T s = kps::reduce_sum(exec, x);                                  // tuned policy
 //   T s = kps::reduce_sum(exec, x, kps::ReducePolicy{256, 16, 1056}); // explicit knobs
-//   T d = kps::dot(exec, x, y);
+//   T d = kps::dot(exec, x, y);                                      // tuned policy
 //
+// The tuned calls take their policy from the device's lookup table (kps/reduce_table.hpp:
+// written by the reduction study's sweep, `tools/kps_run.py tune`) and, where there is none,
+// from the fallback rule below. Any N >= 0 and any valid policy give the right sum.
 // Results are returned on the host (the call waits for them). Bad policies (team size 0 or
-// past the backend's limit, ...) and mismatched lengths throw std::invalid_argument.
+// past the backend's limit, ...) and mismatched lengths throw std::invalid_argument; a
+// malformed table, or a missing one named by KPS_REDUCE_TABLE, throws std::runtime_error.
 #pragma once
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include <Kokkos_Core.hpp>
 
 #include "kps/device_reduce.hpp"
+#include "kps/reduce_table.hpp"
 #include "kps/types.hpp"
+
+// The table folder of the kps package this code was compiled against (a compile definition
+// of kps::kps: the source tree's studies/reduce/tables in a build tree, <prefix>/share/kps/tables
+// once installed, wherever the install was moved).
+#ifdef KPS_REDUCE_TABLE_DIR
+#define KPS_IMPL_REDUCE_TABLE_DIR KPS_REDUCE_TABLE_DIR
+#else
+#define KPS_IMPL_REDUCE_TABLE_DIR ""
+#endif
 
 namespace kps {
 
-/// The policy used when none is given, from the backend's concurrency alone: on a GPU
-/// (concurrency = SMs x resident threads per SM) 256-thread teams, 16 items per thread and
-/// one full wave of teams, looping over larger data; on host backends one team per thread
-/// with 4096 items per pass. Never more teams than the data needs.
+/// The fallback rule: the policy of a device with no lookup table, from the backend's
+/// concurrency C alone (Kokkos' concurrency: SMs x resident threads per SM on a GPU, 2048 x 132
+/// on an H100; hardware threads on a host backend).
+/// - GPU: teams of 256 threads, 16 items per thread (a 4096-element tile, four 16-byte loads
+///   per thread for 4-byte types), at most one wave of teams, C / 256 (8 per SM on an H100:
+///   1056), each team looping league-strided over the tiles, as CUB sizes its grid. Before
+///   any table, this reached 0.97 x CUB at 2^28 int32 on an H100 (results/h100-cuda).
+/// - Host: one thread per team, 512 items per thread, the seed's league (one tile per team,
+///   ceil(N / 512) teams, shared out by the backend). Of the swept host configurations this is
+///   the best single rule over every type and size of the host sweep: 1.09 x each size's
+///   optimum on average (geometric mean), against 1.22 for one wave of 2048-item teams
+///   (studies/reduce/README.md).
+/// Never more teams than the data needs (at least one).
 template <class Exec>
-ReducePolicy default_reduce_policy(const Exec& exec, std::size_t n) {
+ReducePolicy fallback_reduce_policy(const Exec& exec, std::size_t n) {
   ReducePolicy p;
   const bool host = impl::is_host_space_v<Exec>;
   p.team_size = host ? 1 : 256;
-  p.items_per_thread = host ? 4096 : 16;
-  const std::size_t wave = static_cast<std::size_t>(exec.concurrency()) / p.team_size;
+  p.items_per_thread = host ? 512 : 16;
   const std::size_t per_team = std::size_t(p.team_size) * p.items_per_thread;
   const std::size_t needed = (n + per_team - 1) / per_team;
-  const std::size_t league = needed < wave ? needed : wave;
+  const std::size_t concurrency = static_cast<std::size_t>(exec.concurrency());
+  const std::size_t wave = concurrency / p.team_size < 1 ? 1 : concurrency / p.team_size;
+  const std::size_t cap = host ? std::size_t(2147483647) : wave;
+  const std::size_t league = needed < cap ? needed : cap;
   p.league_size = static_cast<int>(league < 1 ? 1 : league);
   return p;
+}
+
+namespace impl {
+
+/// A table row as the policy for n elements: league 0 stays 0 (one tile per team, filled in
+/// by validate), L > 0 becomes min(ceil(n / tile), L).
+inline ReducePolicy policy_from_row(const ReduceTableRow& r, std::size_t n) {
+  ReducePolicy p{r.team_size, r.items_per_thread, 0, r.vector_width};
+  if (r.league > 0) {
+    const std::size_t per_team = std::size_t(r.team_size) * r.items_per_thread;
+    const std::size_t needed = (n + per_team - 1) / per_team;
+    p.league_size = static_cast<int>(needed < 1 ? 1 : (needed < std::size_t(r.league) ? needed : r.league));
+  }
+  return p;
+}
+
+/// The tuned policy and the table row it came from (null: the fallback rule).
+struct TunedPolicy {
+  ReducePolicy policy;
+  const ReduceTableRow* row = nullptr;
+  const ReduceTable* table = nullptr;
+};
+
+template <class T, class Exec>
+TunedPolicy tuned_policy(const Exec& exec, std::size_t n) {
+  // Tables describe the default execution space's device; other spaces use the rule.
+  if constexpr (std::is_same_v<Exec, Kokkos::DefaultExecutionSpace>) {
+    const ReduceTableSelection& s = active_reduce_table(KPS_IMPL_REDUCE_TABLE_DIR);
+    if (s.table)
+      if (const ReduceTableRow* row = s.table->find(type_name<T>(), n))
+        return {policy_from_row(*row, n), row, s.table.get()};
+  }
+  return {fallback_reduce_policy(exec, n)};
+}
+
+/// Runs `f(policy)`; a table row the backend rejects becomes an error naming the table line.
+template <class F>
+auto with_tuned(const TunedPolicy& t, F&& f) {
+  try {
+    return f(t.policy);
+  } catch (const std::invalid_argument& e) {
+    if (!t.row) throw;
+    throw std::runtime_error(t.table->source + ":" + std::to_string(t.row->line) + ": this row's policy is not "
+                             "valid here (" + e.what() + ")");
+  }
+}
+
+}  // namespace impl
+
+/// The policy kps::reduce_sum(exec, x) and kps::dot(exec, x, y) use for n elements of T:
+/// the lookup table's row for (T, n) when Exec is the default execution space and its device
+/// has a table, else the fallback rule.
+template <class T, class Exec>
+ReducePolicy tuned_reduce_policy(const Exec& exec, std::size_t n) {
+  static_assert(is_element_type_v<T>, "kps reduce: element type must be int32, int64, float or double");
+  return impl::tuned_policy<T>(exec, n).policy;
 }
 
 namespace impl {
@@ -48,6 +130,17 @@ void check_reduce_view(const View& x) {
                 "kps reduce: the View must be accessible from exec");
   if (!x.span_is_contiguous()) throw std::invalid_argument("kps reduce: the View must be contiguous");
 }
+
+template <class Exec, class XView, class YView>
+void check_dot_views(const XView& x, const YView& y) {
+  static_assert(std::is_same_v<typename XView::non_const_value_type, typename YView::non_const_value_type>,
+                "kps dot: x and y must have the same type");
+  check_reduce_view<Exec>(x);
+  check_reduce_view<Exec>(y);
+  if (x.extent(0) != y.extent(0))
+    throw std::invalid_argument("kps dot: x has " + std::to_string(x.extent(0)) + " elements but y has " +
+                                std::to_string(y.extent(0)));
+}
 }  // namespace impl
 
 /// Sum of x with an explicit policy.
@@ -58,10 +151,13 @@ typename View::non_const_value_type reduce_sum(const Exec& exec, const View& x, 
   return impl::reduce<Exec, T>(exec, x.extent(0), impl::SumLoad<T>{x.data()}, policy, "kps::reduce_sum");
 }
 
-/// Sum of x with the default policy for this backend and size.
+/// Sum of x with the tuned policy for this device, type and size (see tuned_reduce_policy).
 template <class Exec, class View>
 typename View::non_const_value_type reduce_sum(const Exec& exec, const View& x) {
-  return reduce_sum(exec, x, default_reduce_policy(exec, x.extent(0)));
+  using T = typename View::non_const_value_type;
+  impl::check_reduce_view<Exec>(x);
+  return impl::with_tuned(impl::tuned_policy<T>(exec, x.extent(0)),
+                          [&](const ReducePolicy& p) { return reduce_sum(exec, x, p); });
 }
 
 /// Dot product of x and y (same length and type).
@@ -69,18 +165,18 @@ template <class Exec, class XView, class YView>
 typename XView::non_const_value_type dot(const Exec& exec, const XView& x, const YView& y,
                                          const ReducePolicy& policy) {
   using T = typename XView::non_const_value_type;
-  static_assert(std::is_same_v<T, typename YView::non_const_value_type>, "kps dot: x and y must have the same type");
-  impl::check_reduce_view<Exec>(x);
-  impl::check_reduce_view<Exec>(y);
-  if (x.extent(0) != y.extent(0))
-    throw std::invalid_argument("kps dot: x has " + std::to_string(x.extent(0)) + " elements but y has " +
-                                std::to_string(y.extent(0)));
+  impl::check_dot_views<Exec>(x, y);
   return impl::reduce<Exec, T>(exec, x.extent(0), impl::DotLoad<T>{x.data(), y.data()}, policy, "kps::dot");
 }
 
+/// Dot product with the tuned policy: the sum's table row for the same type and N (the
+/// sweep tunes sums; a dot product reads twice the bytes per element with the same pattern).
 template <class Exec, class XView, class YView>
 typename XView::non_const_value_type dot(const Exec& exec, const XView& x, const YView& y) {
-  return dot(exec, x, y, default_reduce_policy(exec, x.extent(0)));
+  using T = typename XView::non_const_value_type;
+  impl::check_dot_views<Exec>(x, y);
+  return impl::with_tuned(impl::tuned_policy<T>(exec, x.extent(0)),
+                          [&](const ReducePolicy& p) { return dot(exec, x, y, p); });
 }
 
 }  // namespace kps

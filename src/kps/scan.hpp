@@ -53,15 +53,20 @@ inline std::optional<ScanAlgorithm> scan_algorithm_from_string(std::string_view 
   return std::nullopt;
 }
 
+/// Elements from which `automatic` runs the single pass on a GPU: below, 16384-element tiles
+/// leave most SMs idle and Kokkos' scan is as fast or faster. H100 crossover (same run, see
+/// studies/scan/NOTES.md): 4-byte types win from 2^18 (103 vs 87 GB/s int32), 8-byte types
+/// from 2^20 (497 vs 275 GB/s double; 147 vs 154 at 2^18).
+template <class T>
+inline constexpr std::size_t single_pass_gpu_threshold = std::size_t(1) << (sizeof(T) <= 4 ? 18 : 20);
+
 /// What `automatic` runs for n elements on Exec: the algorithm measured fastest there.
 /// On the host backends the team-parallel single pass wins once there are enough tiles to
-/// spread over the threads, Kokkos' scan below that. On GPUs the single pass is not yet
-/// faster than Kokkos' parallel_scan (H100: 88 vs 440 GB/s at 2^24 int32, see
-/// studies/scan/NOTES.md), so Kokkos' scan is chosen there until it is.
-template <class Exec>
+/// spread over the threads, Kokkos' scan below that; on GPUs from single_pass_gpu_threshold.
+template <class Exec, class T>
 ScanAlgorithm choose_scan_algorithm(std::size_t n) {
   if (impl::is_host_space_v<Exec>) return n >= 4096 ? ScanAlgorithm::single_pass : ScanAlgorithm::kokkos;
-  return ScanAlgorithm::kokkos;
+  return n >= single_pass_gpu_threshold<T> ? ScanAlgorithm::single_pass : ScanAlgorithm::kokkos;
 }
 
 /// Extra knobs; the defaults are what `automatic` and the named algorithms use.
@@ -94,7 +99,7 @@ void scan(const Exec& exec, const InView& in, const OutView& out, bool exclusive
     throw std::invalid_argument("kps scan: in and out must be contiguous (LayoutRight/LayoutLeft rank-1)");
   const std::size_t n = in.extent(0);
   if (n == 0) return;
-  if (alg == ScanAlgorithm::automatic) alg = choose_scan_algorithm<Exec>(n);
+  if (alg == ScanAlgorithm::automatic) alg = choose_scan_algorithm<Exec, typename InView::non_const_value_type>(n);
 
   Workspace<Exec>& ws = workspace(exec);
   std::lock_guard<std::mutex> lock(ws.mutex);

@@ -1,5 +1,6 @@
 """Reduction study analysis: Google Benchmark JSON -> tables (GB/s of the tuned kps
-reduction and its peers per size; dot products) and PNG plots. Reads only the JSON."""
+reduction and its peers per size; dot products) and PNG plots. Reads only the JSON, plus the
+tuning summary `tools/kps_run.py tune` wrote from its own JSON (tune/tune.md, see tune.py)."""
 import os
 import sys
 
@@ -37,4 +38,19 @@ def analyze(records, ctx, outdir):
             md.append(kpsjson.markdown_table(head, rows))
             series = {v: [(r["n"], r.get("GB/s")) for r in rs if r["variant"] == v] for v in variants}
             md.append(kpsjson.bandwidth_figure(outdir, f"{family}_{t}.png", series, f"{family}, {t}", ctx))
+    md.append(tuning_section(outdir))
     return "\n".join(md)
+
+
+def tuning_section(outdir):
+    """The tuning summary that `tools/kps_run.py tune` rendered into outdir/tune/tune.md (tables
+    and checks; its figures stay there), or nothing where no tuning ran on this machine."""
+    path = os.path.join(outdir, "tune", "tune.md")
+    if not os.path.exists(path):
+        return ""
+    with open(path) as f:
+        text = f.read()
+    body = text.split("\n#### Time against load per thread")[0]
+    body = body.split("\n", 1)[1] if body.startswith("# ") else body  # its own title
+    link = f"{os.path.basename(outdir)}/tune/tune.md"
+    return f"\n### Tuning (the seed's sweep; figures in [{link}]({link}))\n" + body

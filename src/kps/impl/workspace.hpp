@@ -40,8 +40,11 @@ struct Workspace {
   Kokkos::View<unsigned char*, memory_space> scratch;   // reused by each call (tile totals)
   Kokkos::View<std::uint64_t*, memory_space> status;    // single-pass tile status words
   Kokkos::View<std::uint64_t*, memory_space> values;    // single-pass tile values (8-byte types)
-  Kokkos::View<unsigned long long, memory_space> tile_counter;  // dynamic tile ids
-  std::uint64_t tiles_issued = 0;  // host copy of tile_counter after the last call
+  // Dynamic tile ids, reset to 0 by every call. 32 bits: on CUDA, Kokkos (desul) implements a
+  // 64-bit atomic_fetch_add as a compare-and-swap loop (ATOM.CAS.64 in the SASS), which
+  // serialises thousands of teams on one word (~500 ns per tile measured); the 32-bit one is
+  // a single ATOMG.ADD. A launch has fewer than 2^31 tiles.
+  Kokkos::View<unsigned int, memory_space> tile_counter;
   std::uint32_t epoch = 0;         // epoch of the last single-pass call
 
   /// At least `bytes` of scratch, aligned for any element type.

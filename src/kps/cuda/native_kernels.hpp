@@ -1,0 +1,52 @@
+// kps/cuda/native_kernels.hpp — native CUDA twins of the portable study kernels, to measure
+// what Kokkos costs and to set what Kokkos cannot (an exact register count, __launch_bounds__,
+// the occupancy API). Declared for any build, defined only where Kokkos has CUDA.
+//   - cos_loop_native: kps::cos_loop (latency study) as a plain __global__ kernel.
+//   - spin_native: the seed-004 kernel, every thread spins a fixed number of clock64() cycles;
+//     `registers` = 0 lets the compiler choose, otherwise __maxnreg__ fixes the count and a
+//     set of live values makes the kernel use all of it; dynamic shared memory per block.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include "kps/latency.hpp"
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cstddef>
+#include <vector>
+
+namespace kps::cuda {
+
+/// What cudaFuncGetAttributes says of a kernel.
+struct KernelAttributes {
+  int registers = 0;             ///< per thread
+  std::size_t static_smem = 0;   ///< bytes per block
+  std::size_t local_bytes = 0;   ///< per thread (spills, stack)
+  int max_threads_per_block = 0; ///< the most this kernel can launch with
+};
+
+/// Launches the native cos loop on exec's stream; out receives league x team_size sums.
+void cos_loop_native(const Kokkos::Cuda& exec, const CosLoopConfig& cfg, int* out);
+KernelAttributes cos_loop_native_attributes(int chains, CosMath math);
+
+/// Register counts spin_native offers (0 = the compiler's choice).
+const std::vector<int>& spin_register_variants();
+
+/// Launches `blocks` x `threads` spinning `cycles` clock64() cycles each, with `dynamic_smem`
+/// bytes of dynamic shared memory per block (any size up to the opt-in limit). out[b] receives
+/// the cycles block b's first thread spun. Throws std::invalid_argument for an unknown
+/// register variant, std::runtime_error with CUDA's message when the launch fails.
+void spin_native(const Kokkos::Cuda& exec, int registers, int blocks, int threads, long long cycles,
+                 std::size_t dynamic_smem, long long* out);
+KernelAttributes spin_native_attributes(int registers);
+
+/// Where the block distributor puts a grid: launches `blocks` x `threads` blocks that spin
+/// `cycles` (so that they are resident together) and returns how many blocks ran on each SM
+/// (read from %smid), indexed by SM.
+std::vector<int> block_placement(const Kokkos::Cuda& exec, int blocks, int threads, long long cycles);
+
+/// cudaOccupancyMaxActiveBlocksPerMultiprocessor for spin_native's kernel.
+int spin_native_max_active_blocks(int registers, int threads, std::size_t dynamic_smem);
+
+}  // namespace kps::cuda
+#endif

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Unit tests of the reduction tuning analysis (tune.py) on canned Google Benchmark JSON: the
+optimum per size, the merging of sizes with similar optima into ranges and their boundaries,
+capped configurations standing in for the seed's where the cap does not bind, same-size type
+copies, the table text (format of src/kps/reduce_table.hpp), the checks, and the files written.
+Run by ctest (kps.reduce.tune_analysis); exits non-zero on a failure."""
+import os
+import re
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+import kpsjson  # noqa: E402
+import tune  # noqa: E402
+
+CTX = {"device": "Test GPU 9000", "backend": "Cuda", "kokkos_concurrency": "1024", "device_compute_units": "4",
+       "date": "2025-01-01T00:00:00", "kps_git_revision": "abc"}
+
+
+def bench(name, us, reps=3, **counters):
+    """Google Benchmark entries of one benchmark: `reps` repetitions around a median of `us`."""
+    out = []
+    for k, f in enumerate([1.0, 0.99, 1.01][:reps]):
+        out.append({"name": name + "/manual_time", "run_name": name + "/manual_time", "run_type": "iteration",
+                    "repetitions": reps, "repetition_index": k, "iterations": 100, "real_time": us * f,
+                    "cpu_time": us * f, "time_unit": "us", **counters})
+    return out
+
+
+def sweep_doc(times):
+    """times: {(type, n, variant, team, items, waves): µs} -> a Google Benchmark document."""
+    entries = []
+    for (t, n, variant, team, items, waves), us in times.items():
+        name = f"reduce_sweep/{variant}/{t}/{n}/team:{team}/items:{items}" + (f"/waves:{waves}" if waves else "")
+        league = -(-n // (team * items)) if not waves else min(-(-n // (team * items)), (1024 // team) * waves)
+        entries += bench(name, us, **{"GB/s": n * 4 / us / 1e3, "load_per_thread": n / (team * league),
+                                      "league": league, "team": team, "items": items})
+    return {"context": dict(CTX), "benchmarks": entries}
+
+
+def records(doc):
+    return kpsjson.medians(doc)
+
+
+A = ("seed", 64, 2, 0)
+B = ("seed", 256, 16, 0)
+C = ("capped", 256, 16, 1)  # cap = 1024 // 256 * 1 = 4 teams: binds from n > 4 * 4096
+SMALL = [1000, 2000, 4000]
+LARGE = [1000000, 2000000, 4000000]
+
+
+def canned(overrides=None):
+    times = {}
+    for n in SMALL:
+        times[("int32", n) + A] = 10.0
+        times[("int32", n) + B] = 15.0
+    for n in LARGE:
+        times[("int32", n) + A] = 200.0
+        times[("int32", n) + B] = 100.0
+        times[("int32", n) + C] = 120.0
+    times.update(overrides or {})
+    return times
+
+
+class Tune(unittest.TestCase):
+    def analyse(self, times, tolerance=tune.TOLERANCE):
+        recs = records(sweep_doc(times))
+        points = tune.sweep_points(recs)
+        best = tune.optima(points, 1024)
+        rows, source = tune.build_rows(points, best, 1024, tolerance)
+        return points, best, rows, source
+
+    def test_optimum_per_size(self):
+        _, best, _, _ = self.analyse(canned())
+        for n in SMALL:
+            self.assertEqual(best["int32"][n][0], tune.Config(*A))
+            self.assertAlmostEqual(best["int32"][n][1], 10e-6)
+        for n in LARGE:
+            self.assertEqual(best["int32"][n][0], tune.Config(*B))
+
+    def test_ranges_and_boundaries(self):
+        _, _, rows, _ = self.analyse(canned())
+        got = [(lo, hi, c) for lo, hi, c, _, _ in rows["int32"]]
+        self.assertEqual(got, [(0, 63245, tune.Config(*A)), (63246, None, tune.Config(*B))])  # isqrt(4000 * 10^6)
+
+    def test_similar_optima_merge(self):
+        # At 2000 and 4000 B is best, but A is within 3 %: one range, and A (worst 1.02) is its entry.
+        over = {("int32", 2000) + A: 10.2, ("int32", 2000) + B: 10.0,
+                ("int32", 4000) + A: 10.1, ("int32", 4000) + B: 10.0}
+        _, best, rows, _ = self.analyse(canned(over))
+        self.assertEqual(best["int32"][2000][0], tune.Config(*B))
+        self.assertEqual(rows["int32"][0][2], tune.Config(*A))
+        self.assertEqual(rows["int32"][0][4], SMALL)
+        self.assertAlmostEqual(rows["int32"][0][3], 1.02, places=6)
+
+    def test_dissimilar_optima_split(self):
+        # At 4000, A is 10 % off the best: a range of its own (B), so three ranges.
+        over = {("int32", 4000) + A: 11.0, ("int32", 4000) + B: 10.0}
+        _, _, rows, _ = self.analyse(canned(over))
+        self.assertEqual([r[4] for r in rows["int32"]], [[1000, 2000], [4000, *LARGE]])
+        # ... unless the tolerance is wider.
+        _, _, rows, _ = self.analyse(canned(over), tolerance=0.12)
+        self.assertEqual(len(rows["int32"]), 2)
+
+    def test_capped_stands_in_for_seed_where_cap_does_not_bind(self):
+        # C is best at the large sizes and was not run at the small ones, where its cap (4 teams of
+        # 4096) does not bind: there it is the seed's B, so the large range may extend down...
+        over = {("int32", n) + C: 90.0 for n in LARGE}
+        points, best, rows, source = self.analyse(canned(over))
+        self.assertAlmostEqual(tune.config_seconds(points["int32"][4000], tune.Config(*C), 4000, 1024), 15e-6)
+        # (a cap that binds, 16 teams of 128 where 32 are needed, has no stand-in)
+        self.assertIsNone(tune.config_seconds(points["int32"][4000], tune.Config("capped", 64, 2, 1), 4000, 1024))
+        self.assertEqual(rows["int32"][-1][2], tune.Config(*C))
+        self.assertEqual(tune.Config(*C).league(1024), 4)
+        # ... and the table's league column holds the cap in teams.
+        text = tune.table_text(CTX, rows, source, 1024)
+        self.assertRegex(text, r"\nint32\s+63246\s+inf\s+256\s+16\s+4\s+0\s+#")
+
+    def test_same_size_copies(self):
+        _, _, rows, source = self.analyse(canned())
+        self.assertEqual(source, {"int32": "int32", "float": "int32"})
+        self.assertIs(rows["float"], rows["int32"])
+        self.assertNotIn("double", rows)
+
+    def test_table_text_format(self):
+        _, _, rows, source = self.analyse(canned())
+        text = tune.table_text(CTX, rows, source, 1024, "canned sweep", "tools/kps_run.py tune", ["kps-bench x"])
+        lines = [l.strip() for l in text.splitlines() if l.strip() and not l.strip().startswith("#")]
+        self.assertEqual(lines[0], "kps-reduce-table 1")
+        header = dict(l.split(" = ", 1) for l in lines[1:] if re.match(r"^[a-z_]+ = ", l))
+        self.assertEqual(header["device"], "Test GPU 9000")
+        self.assertEqual(header["backend"], "Cuda")
+        self.assertEqual(header["concurrency"], "1024")
+        self.assertEqual(header["sweep"], "canned sweep")
+        rows_txt = [l.split("#")[0].split() for l in lines[1 + len(header):]]
+        self.assertEqual(len(rows_txt), 4)
+        for r in rows_txt:
+            self.assertEqual(len(r), 7)
+            self.assertIn(r[0], ("int32", "float"))
+        self.assertEqual(rows_txt[0], ["int32", "0", "63245", "64", "2", "0", "0"])
+        self.assertEqual(tune.table_slug(CTX), "test-gpu-9000-cuda")
+        # The fingerprint ignores the date and the command line, not the rows.
+        other = text.replace("date = 2025-01-01T00:00:00", "date = 2030").replace("command = tools", "command = x")
+        self.assertEqual(tune.fingerprint(text), tune.fingerprint(other))
+        self.assertNotEqual(tune.fingerprint(text), tune.fingerprint(text.replace("int32    0 ", "int32    1 ")))
+
+    def test_analyze_writes_files_and_checks(self):
+        doc = sweep_doc(canned())
+        verify = {"context": dict(CTX), "benchmarks": (
+            bench("reduce/tuned/int32/1000", 10.3) + bench("reduce/kokkos/int32/1000", 12.0) +
+            bench("reduce/tuned/int32/4000000", 110.0, ratio_to_cub=1.02, ratio_to_copy=0.97) +   # 1.10 x best
+            bench("reduce/kokkos/int32/4000000", 105.0))}                                          # and slower
+        with tempfile.TemporaryDirectory() as d:
+            md, text, failed = tune.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
+            self.assertTrue(os.path.exists(os.path.join(d, "sweep.csv")))
+            self.assertTrue(os.path.exists(os.path.join(d, "optima.csv")))
+            with open(os.path.join(d, "optima.csv")) as f:
+                self.assertEqual(len(f.read().strip().splitlines()), 1 + len(SMALL) + len(LARGE))
+        self.assertIn("Optimum per size", md)
+        self.assertIn("kps-reduce-table 1", text)
+        self.assertEqual(failed, 1)  # the 4000000 verification row
+        self.assertRegex(md, r"\| int32 \| 4000000 \|.*slower than Kokkos; > 1.05 x sweep best")
+        self.assertRegex(md, r"\| int32 \| 1000 \|.*\| ok \|")
+        # The optimum re-measured in the verification run is the reference where present.
+        verify["benchmarks"] += bench("reduce_sweep/seed/int32/4000000/team:256/items:16", 108.0)
+        with tempfile.TemporaryDirectory() as d:
+            md, _, failed = tune.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
+        self.assertEqual(failed, 1)
+        self.assertRegex(md, r"\| int32 \| 4000000 \|[^\n]*\| 1.02 \| 0.955 \|[^\n]*slower than Kokkos \|")
+
+    def test_verify_filter(self):
+        f = tune.verify_filter(records(sweep_doc(canned())), "^reduce/(tuned|kokkos)/")
+        self.assertTrue(re.search(f, "reduce_sweep/seed/int32/1000/team:64/items:2/manual_time"))
+        self.assertTrue(re.search(f, "reduce_sweep/seed/int32/4000000/team:256/items:16/manual_time"))
+        self.assertTrue(re.search(f, "reduce/tuned/int32/4000000/manual_time"))
+        self.assertFalse(re.search(f, "reduce_sweep/seed/int32/4000000/team:64/items:2/manual_time"))
+        self.assertFalse(re.search(f, "reduce_sweep/seed/int32/10000/team:64/items:2/manual_time"))  # 1000 != 10000
+
+    def test_failed_benchmarks_are_listed_not_used(self):
+        doc = sweep_doc(canned())
+        doc["benchmarks"].append({"name": "reduce_sweep/seed/int32/1000/team:32/items:2/manual_time",
+                                  "run_name": "reduce_sweep/seed/int32/1000/team:32/items:2/manual_time",
+                                  "run_type": "iteration", "error_occurred": True,
+                                  "error_message": "seed: wrong result", "real_time": 0.001, "time_unit": "us"})
+        with tempfile.TemporaryDirectory() as d:
+            md, _, _ = tune.analyze(records(doc), CTX, d, figures_in_md=False)
+        self.assertIn("Failed checks", md)
+        self.assertIn("wrong result", md)
+        points = tune.sweep_points([r for r in records(doc) if "error" not in r])
+        self.assertNotIn(tune.Config("seed", 32, 2), points["int32"][1000])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)

@@ -1,0 +1,409 @@
+"""Reduction tuning analysis: the seed's method on Google Benchmark JSON of the sweep fixtures
+(reduce_sweep/<seed|capped>/<type>/<N>/team:T/items:I[/waves:W]).
+
+1. Optimum per (type, N): the configuration (variant, team size, items per thread, waves)
+   with the smallest median time.
+2. Ranges: sizes are walked upwards and kept in one range while some configuration stays
+   within TOLERANCE (3 %) of every size's optimum ("similar optima"); the range's entry is
+   the configuration whose worst ratio to the optimum over the range is smallest. A range
+   reaches down to the geometric mean of its first size and the previous range's last size
+   (0 for the first range) and up to the next boundary ('inf' for the last).
+3. The lookup table (format: src/kps/reduce_table.hpp): rows for every swept type; a type
+   that was not swept takes the rows of the swept type of the same element size (float from
+   int32, int64 from double).
+4. Checks: the table's configuration at each swept N within 5 % of that N's optimum; and,
+   from the verification run (reduce/tuned|kokkos|cub with the new table), the tuned
+   reduction within 5 % of the sweep's optimum (swept types), not slower than Kokkos' parallel_reduce,
+   and on CUDA from 2^26 its ratios to CUB (>= 1.0) and to the copy's read bandwidth (>= 0.95).
+Outputs (CSV, PNG, Markdown) are derived from the JSON alone; nothing here needs the build.
+"""
+import csv
+import math
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import kpsjson  # noqa: E402
+
+TOLERANCE = 0.03      # "similar optima": within 3 % of a size's best time (study.json may set its own)
+TARGET_BEST = 1.05    # tuned (or the table's entry) within 5 % of the sweep's best
+TYPE_SIZE = {"int32": 4, "float": 4, "int64": 8, "double": 8}
+LARGE_N = 1 << 26     # from here the CUB and bandwidth targets apply
+TARGET_CUB = 1.0
+TARGET_COPY = 0.95
+
+
+def slug(text):
+    """File name of a device's table: matches kps::reduce_table_slug (name + backend)."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def table_slug(ctx):
+    return slug(f"{ctx.get('device', 'unknown')} {ctx.get('backend', 'unknown')}")
+
+
+class Config(tuple):
+    """(variant, team, items, waves): waves 0 for the seed's league, W for a cap of W waves."""
+
+    def __new__(cls, variant, team, items, waves=0):
+        return super().__new__(cls, (variant, int(team), int(items), int(waves)))
+
+    variant = property(lambda s: s[0])
+    team = property(lambda s: s[1])
+    items = property(lambda s: s[2])
+    waves = property(lambda s: s[3])
+
+    def label(self):
+        base = f"team {self.team}, {self.items} items"
+        return base + (f", {self.waves} wave{'s' if self.waves > 1 else ''}" if self.waves else ", seed league")
+
+    def league(self, concurrency):
+        """The table's league column: 0 for the seed's relation, else the cap in teams."""
+        return max(1, concurrency // self.team) * self.waves if self.waves else 0
+
+
+def sweep_points(records):
+    """{type: {n: {Config: record}}} of the sweep's passed benchmarks."""
+    out = {}
+    for r in records:
+        if r.get("family") != "reduce_sweep" or "error" in r or not r.get("n") or not r.get("type"):
+            continue
+        p = r["params"]
+        if "team" not in p or "items" not in p:
+            continue
+        c = Config(r["variant"], p["team"], p["items"], p.get("waves", 0))
+        out.setdefault(r["type"], {}).setdefault(r["n"], {})[c] = r
+    return out
+
+
+def config_seconds(points_n, c, n, concurrency):
+    """Time of configuration c at n. A capped configuration whose cap does not bind at n was
+    not run there (it launches exactly the seed's league): the seed point's time stands in."""
+    if c in points_n:
+        return points_n[c]["seconds"]
+    if c.waves:
+        tile = c.team * c.items
+        if math.ceil(n / tile) <= c.league(concurrency):
+            seed = Config("seed", c.team, c.items)
+            if seed in points_n:
+                return points_n[seed]["seconds"]
+    return None
+
+
+def optima(points, concurrency):
+    """{type: {n: (best Config, best seconds)}}."""
+    out = {}
+    for t, by_n in points.items():
+        for n, pts in by_n.items():
+            best = min(pts, key=lambda c: (pts[c]["seconds"], c))
+            out.setdefault(t, {})[n] = (best, pts[best]["seconds"])
+    return out
+
+
+def ratio(points_t, c, n, best_s, concurrency):
+    s = config_seconds(points_t[n], c, n, concurrency)
+    return s / best_s if s is not None and best_s > 0 else math.inf
+
+
+def group_sizes(points_t, best_t, concurrency, tolerance=TOLERANCE):
+    """Greedy ranges over the sorted sizes: [(sizes, Config, worst ratio)]."""
+    sizes = sorted(points_t)
+    configs = sorted({c for n in sizes for c in points_t[n]})
+    groups = []
+    current, candidates = [], set()
+    for n in sizes:
+        ok = {c for c in configs if ratio(points_t, c, n, best_t[n][1], concurrency) <= 1 + tolerance}
+        keep = candidates & ok
+        if current and keep:
+            current.append(n)
+            candidates = keep
+        else:
+            if current:
+                groups.append((current, candidates))
+            current, candidates = [n], ok
+    if current:
+        groups.append((current, candidates))
+    out = []
+    for ns, cands in groups:
+        def score(c):
+            rs = [ratio(points_t, c, n, best_t[n][1], concurrency) for n in ns]
+            return (max(rs), sum(rs) / len(rs), c.waves, c)
+        pick = min(cands, key=score)
+        out.append((ns, pick, score(pick)[0]))
+    return out
+
+
+def boundaries(groups):
+    """[(n_min, n_max)] covering [0, inf) for the groups (n_max None = inf)."""
+    out = []
+    for i, (ns, _, _) in enumerate(groups):
+        lo = 0 if i == 0 else out[-1][1] + 1
+        if i + 1 < len(groups):
+            hi = int(math.isqrt(ns[-1] * groups[i + 1][0][0]))
+            hi = max(hi, ns[-1])
+            hi = min(hi, groups[i + 1][0][0] - 1)
+        else:
+            hi = None
+        out.append((lo, hi))
+    return out
+
+
+def build_rows(points, best, concurrency, tolerance=TOLERANCE):
+    """{type: [(n_min, n_max, Config, worst ratio, sizes)]} for the swept types, plus
+    same-size copies for the others: ({type: rows}, {type: source type})."""
+    rows, source = {}, {}
+    for t in kpsjson.TYPES:
+        if t in points:
+            gs = group_sizes(points[t], best[t], concurrency, tolerance)
+            rows[t] = [(lo, hi, c, worst, ns) for (lo, hi), (ns, c, worst) in zip(boundaries(gs), gs)]
+            source[t] = t
+    for t in kpsjson.TYPES:
+        if t not in rows:
+            same = [s for s in rows if TYPE_SIZE[s] == TYPE_SIZE[t] and source[s] == s]
+            if same:
+                rows[t] = rows[same[0]]
+                source[t] = same[0]
+    return rows, source
+
+
+def lookup(rows_t, n):
+    for lo, hi, c, _, _ in rows_t:
+        if lo <= n and (hi is None or n <= hi):
+            return c
+    return None
+
+
+def table_text(ctx, rows, source, concurrency, sweep="", command="", bench_commands=(), tolerance=TOLERANCE):
+    head = [
+        "# kps reduction lookup table: the tuned kps::reduce_sum / kps::dot read it (format:",
+        "# src/kps/reduce_table.hpp). Written by `tools/kps_run.py tune` from the sweep below;",
+        "# the ranges merge sizes whose optima are within "
+        f"{tolerance:.0%} of each other (studies/reduce/README.md).",
+        "kps-reduce-table 1",
+        f"device = {ctx.get('device', 'unknown')}",
+        f"backend = {ctx.get('backend', 'unknown')}",
+        f"concurrency = {concurrency}",
+    ]
+    if ctx.get("device_compute_units"):
+        head.append(f"compute_units = {ctx['device_compute_units']}")
+    head += [f"sweep = {sweep}" if sweep else "sweep = reduce_sweep fixtures",
+             f"command = {command}" if command else "command = tools/kps_run.py tune",
+             f"date = {ctx.get('date', 'unknown')}",
+             f"kps_revision = {ctx.get('kps_git_revision', 'unknown')}"]
+    head += [f"# kps-bench: {c}" for c in bench_commands]
+    head.append("# type   n_min       n_max       team  items  league  vector  # from the sweep")
+    lines = []
+    for t in kpsjson.TYPES:
+        if t not in rows:
+            continue
+        for lo, hi, c, worst, ns in rows[t]:
+            note = (f"# {c.label()}; worst {worst:.3f} x best at swept N {kpsjson.pow2(ns[0])}..{kpsjson.pow2(ns[-1])}"
+                    if source[t] == t else f"# from {source[t]} (same element size; {t} not swept)")
+            lines.append(f"{t:<8} {lo:<11} {'inf' if hi is None else hi:<11} {c.team:<5} {c.items:<6} "
+                         f"{c.league(concurrency):<7} {0:<7} {note}")
+    return "\n".join(head + lines) + "\n"
+
+
+def write_csv(path, header, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def plot_size(path, t, n, pts, best, ctx):
+    """The seed's figure for one data size: time against load per thread, one curve per team
+    size (solid: the seed's league; dashed: capped at W waves), the optimum marked."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return kpsjson.plot_lines(path, {}, "", "", "")  # warns once, returns False
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    curves = {}
+    for c, r in pts.items():
+        x = r.get("load_per_thread") or c.items
+        curves.setdefault((c.team, c.waves), []).append((x, r["seconds"] * 1e6))
+    colors = {}
+    for (team, waves), xy in sorted(curves.items()):
+        xy.sort()
+        color = colors.setdefault(team, f"C{len(colors) % 10}")
+        ax.plot([p[0] for p in xy], [p[1] for p in xy], marker="o", ms=3, color=color,
+                linestyle="-" if not waves else ("--" if waves == 1 else ":"),
+                label=f"team {team}" + (f", {waves} wave{'s' if waves > 1 else ''}" if waves else ""))
+    c, s = best
+    bx = pts[c].get("load_per_thread") or c.items
+    ax.plot([bx], [s * 1e6], marker="*", ms=14, color="black", zorder=5)
+    ax.annotate(f"optimum: {c.label()}", (bx, s * 1e6), textcoords="offset points", xytext=(6, 8), fontsize=8)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("load per thread (elements: N / (team size x league))")
+    ax.set_ylabel("time (µs, median)")
+    ax.set_title(f"reduce {t}, N = {n} ({ctx.get('device', '')}, {ctx.get('backend', '')})", fontsize=10)
+    ax.grid(True, alpha=0.3, which="both")
+    ax.legend(fontsize=6, ncol=2)
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def benchmark_name(t, n, c):
+    """The sweep fixture's name of configuration c at (t, n)."""
+    return f"reduce_sweep/{c.variant}/{t}/{n}/team:{c.team}/items:{c.items}" + (f"/waves:{c.waves}" if c.waves else "")
+
+
+def verify_filter(records, base):
+    """The verification run's benchmark filter: `base` (reduce/tuned, kokkos, cub) plus each
+    swept (type, N)'s optimum, re-measured in the same run so that tuned is compared with it
+    under the same conditions (a machine's speed drifts between runs, a shared host's a lot)."""
+    points = sweep_points([r for r in records if "error" not in r])
+    best = optima(points, 0)
+    names = sorted(re.escape(benchmark_name(t, n, c)) for t in best for n, (c, _) in best[t].items())
+    return base + ("|^(" + "|".join(names) + ")/" if names else "")
+
+
+def verify_checks(records, best, rows, concurrency):
+    """Rows of the verification table and the number of failed checks. `records`: the
+    verification run (reduce/tuned, kokkos, cub and the re-measured optima)."""
+    ok = [r for r in records if "error" not in r and r.get("n")]
+    get = {(r["family"], r["variant"], r["type"], r["n"]): r for r in ok if r.get("family") == "reduce"}
+    again = {r["name"].split("/manual_time")[0]: r for r in ok if r.get("family") == "reduce_sweep"}
+    out, failed = [], 0
+    for t in kpsjson.TYPES:
+        for n in sorted({k[3] for k in get if k[2] == t}):
+            tuned = get.get(("reduce", "tuned", t, n))
+            if not tuned:
+                continue
+            marks = []
+            kk = get.get(("reduce", "kokkos", t, n))
+            vs_kokkos = kk["seconds"] / tuned["seconds"] if kk else None
+            if vs_kokkos is not None and vs_kokkos < 1.0:
+                marks.append("slower than Kokkos")
+            src = t if t in best else next((s for s in best if TYPE_SIZE[s] == TYPE_SIZE[t]), None)
+            vs_text = "—"
+            if src and n in best[src]:
+                c = best[src][n][0]
+                same_run = again.get(benchmark_name(src, n, c))
+                vs_best = tuned["seconds"] / (same_run["seconds"] if same_run else best[src][n][1])
+                vs_text = kpsjson.fmt(vs_best) + ("" if same_run else " (sweep's)")
+                if src != t:  # not swept: a same-size type's optimum, for information
+                    vs_text += f" ({src}'s)"
+                elif vs_best > TARGET_BEST:
+                    marks.append(f"> {TARGET_BEST:.2f} x sweep best")
+            cub, copy = tuned.get("ratio_to_cub"), tuned.get("ratio_to_copy")
+            if n >= LARGE_N and cub is not None and cub < TARGET_CUB:
+                marks.append(f"< {TARGET_CUB} x CUB")
+            if n >= LARGE_N and cub is not None and copy is not None and copy < TARGET_COPY:
+                marks.append(f"< {TARGET_COPY} x copy bandwidth")
+            failed += bool(marks)
+            c = lookup(rows[t], n) if t in rows else None
+            out.append([t, kpsjson.pow2(n), c.label() if c else "fallback rule", kpsjson.fmt(tuned.get("GB/s")),
+                        vs_text, kpsjson.fmt(vs_kokkos), kpsjson.fmt(cub), kpsjson.fmt(copy),
+                        "ok" if not marks else "; ".join(marks)])
+    return out, failed
+
+
+def table_only(records, ctx, sweep="", command="", bench_commands=(), tolerance=TOLERANCE):
+    """The table text alone (no files written), or None without sweep results."""
+    concurrency = int(ctx.get("kokkos_concurrency", 0) or 0)
+    points = sweep_points([r for r in records if "error" not in r])
+    if not points:
+        return None
+    rows, source = build_rows(points, optima(points, concurrency), concurrency, tolerance)
+    return table_text(ctx, rows, source, concurrency, sweep, command, bench_commands, tolerance)
+
+
+def fingerprint(text):
+    """Identifies a table by its rows and device (not its date or command line)."""
+    import hashlib
+    body = "\n".join(l for l in text.splitlines() if not l.startswith(("date =", "command =", "sweep =", "#")))
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def analyze(records, ctx, outdir, sweep="", command="", bench_commands=(), link_prefix="", figures_in_md=True,
+            tolerance=TOLERANCE, verify=()):
+    """Records (kpsjson.medians of the sweep JSON) and `verify` (those of the verification run
+    of this table) -> Markdown; writes CSV and PNG under outdir (image links in the Markdown
+    are link_prefix + file name). Returns (markdown, table text or None, number of failed checks)."""
+    concurrency = int(ctx.get("kokkos_concurrency", 0) or 0)
+    failures, ok = kpsjson.split_failures(records)
+    points = sweep_points(ok)
+    md = ["### Tuning sweep: the seed's method\n"]
+    if failures:
+        md.append(failures)
+    if not points:
+        md.append("No sweep results (reduce_sweep/...) here.\n")
+        return "\n".join(md), None, 0
+    best = optima(points, concurrency)
+    rows, source = build_rows(points, best, concurrency, tolerance)
+    os.makedirs(outdir, exist_ok=True)
+
+    write_csv(os.path.join(outdir, "sweep.csv"),
+              ["type", "n", "variant", "team", "items", "waves", "league", "load_per_thread", "seconds", "GB/s",
+               "ratio_to_copy", "ratio_to_cub"],
+              [[t, n, c.variant, c.team, c.items, c.waves, r.get("league"), r.get("load_per_thread"), r["seconds"],
+                r.get("GB/s"), r.get("ratio_to_copy"), r.get("ratio_to_cub")]
+               for t in sorted(points) for n in sorted(points[t]) for c, r in sorted(points[t][n].items())])
+
+    # Optimum per size and the table's choice there.
+    opt_rows, csv_rows, table_failed = [], [], 0
+    figures = []
+    for t in kpsjson.TYPES:
+        if t not in points:
+            continue
+        for n in sorted(points[t]):
+            c, s = best[t][n]
+            chosen = lookup(rows[t], n)
+            r = ratio(points[t], chosen, n, s, concurrency)
+            table_failed += r > TARGET_BEST
+            gbs = points[t][n][c].get("GB/s")
+            opt_rows.append([t, kpsjson.pow2(n), c.label(), kpsjson.fmt(s * 1e6), kpsjson.fmt(gbs),
+                             chosen.label(), kpsjson.fmt(r) + ("" if r <= TARGET_BEST else " (!)")])
+            csv_rows.append([t, n, c.variant, c.team, c.items, c.waves, s, gbs, chosen.variant, chosen.team,
+                             chosen.items, chosen.waves, r])
+            png = f"sweep_{t}_{n}.png"
+            if plot_size(os.path.join(outdir, png), t, n, points[t][n], best[t][n], ctx):
+                figures.append(f"![{t}, N = {n}]({link_prefix}{png})")
+    write_csv(os.path.join(outdir, "optima.csv"),
+              ["type", "n", "best_variant", "best_team", "best_items", "best_waves", "best_seconds", "best_GB/s",
+               "table_variant", "table_team", "table_items", "table_waves", "table_over_best"], csv_rows)
+
+    md.append("Every (team size, items per thread) with N >= team x items, league from the seed's relation "
+              "ceil(N / (team x items)) (`seed`) or capped at W waves of teams (`capped`, W x concurrency / team); "
+              f"medians of the repetitions. Ranges merge sizes whose optima are within {tolerance:.0%}. "
+              "`table / best`: the table's configuration at that N over the optimum "
+              f"(target <= {TARGET_BEST}).\n")
+    md.append("#### Optimum per size\n")
+    md.append(kpsjson.markdown_table(["type", "N", "optimum", "µs", "GB/s", "table's entry", "table / best"],
+                                     opt_rows))
+    md.append("\n#### Lookup table\n")
+    trows = []
+    for t in kpsjson.TYPES:
+        for lo, hi, c, worst, ns in rows.get(t, []):
+            trows.append([t, lo, "inf" if hi is None else hi, c.label(), c.league(concurrency),
+                          f"{kpsjson.pow2(ns[0])}..{kpsjson.pow2(ns[-1])}" if source[t] == t else f"from {source[t]}",
+                          kpsjson.fmt(worst) if source[t] == t else "—"])
+    md.append(kpsjson.markdown_table(["type", "n_min", "n_max", "configuration", "league column", "swept sizes",
+                                      "worst / best"], trows))
+    vrows, vfailed = verify_checks(verify, best, rows, concurrency)
+    if vrows:
+        md.append("\n#### Verification: reduce/tuned with the new table\n")
+        md.append(f"`tuned / best`: tuned time over the sweep's optimum configuration re-measured in the same run "
+                  f"(<= {TARGET_BEST}; for a type not swept, the optimum of the swept type of its size, not checked); "
+                  "`vs kokkos`: Kokkos' "
+                  f"time over tuned (>= 1); from 2^26 on CUDA: `/ cub` >= {TARGET_CUB}, `vs copy` >= {TARGET_COPY}.\n")
+        md.append(kpsjson.markdown_table(["type", "N", "table's entry", "GB/s", "tuned / best", "vs kokkos", "/ cub",
+                                          "vs copy", "check"], vrows))
+    md.append(f"\nChecks: the table's entry is within {TARGET_BEST} x best at "
+              f"{sum(len(points[t]) for t in points) - table_failed} of {sum(len(points[t]) for t in points)} swept "
+              f"sizes" + (f"; verification: {len(vrows) - vfailed} of {len(vrows)} sizes meet every target" if vrows
+                          else "; no verification run") + ".\n")
+    if figures and figures_in_md:
+        md.append("\n#### Time against load per thread (one figure per size; the star is the optimum)\n")
+        md.append("\n".join(figures) + "\n")
+    text = table_text(ctx, rows, source, concurrency, sweep, command, bench_commands, tolerance)
+    return "\n".join(md), text, table_failed + vfailed

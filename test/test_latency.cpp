@@ -1,0 +1,170 @@
+// test/test_latency.cpp — the latency study's kernels and model: the cos loop computes what a
+// CPU reference computes (host backends; every thread, every chain count), the device's threads
+// all agree with one thread alone, bad configurations throw, the spin kernel spins at least its
+// ticks, and the model's arithmetic on known inputs (the seed's GTX 1080 Ti: 28 SMs, 4
+// schedulers, 128 FP32 lanes per SM).
+#include <cmath>
+#include <stdexcept>
+
+#include "kps/impl/kokkos_compat.hpp"
+#include "kps/latency.hpp"
+#include "kps/latency_model.hpp"
+#include "kps/spin.hpp"
+#include "test_support.hpp"
+
+namespace kps::test {
+namespace {
+
+/// One thread of the loop on the CPU: std::cos(float), what host backends' cos is.
+int cpu_cos_chain(long long iterations, int chains) {
+  int sum = 0;
+  for (int k = 0; k < chains; ++k) {
+    float f = 0.25f * static_cast<float>(k);
+    int c = 0;
+    for (long long i = 0; i < iterations; ++i) {
+      f = std::cos(f * 2.0f);
+      c += static_cast<int>(f + 1.0f);
+    }
+    sum += c;
+  }
+  return sum;
+}
+
+template <class Exec>
+std::vector<int> run_cos_loop(const CosLoopConfig& cfg) {
+  Kokkos::View<int*, typename Exec::memory_space> out("out", cos_loop_threads(cfg));
+  cos_loop(Exec(), cfg, out);
+  Exec().fence();
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  return std::vector<int>(h.data(), h.data() + h.extent(0));
+}
+
+}  // namespace
+
+TEST(CosLoop, HostBackendsComputeTheCpuReference) {
+  for_each_exec([](auto exec) {
+    using Exec = decltype(exec);
+    if constexpr (impl::is_host_space_v<Exec>) {
+      for (int chains : {1, 2, 4})
+        for (long long iterations : {0ll, 1ll, 7ll, 1000ll}) {
+          const int want = cpu_cos_chain(iterations, chains);
+          for (int t : run_cos_loop<Exec>(CosLoopConfig{3, 1, iterations, chains, CosMath::accurate}))
+            ASSERT_EQ(t, want) << "chains " << chains << ", iterations " << iterations;
+        }
+      // the loop really depends on the iteration count (the check could fail)
+      EXPECT_NE(cpu_cos_chain(1000, 1), cpu_cos_chain(999, 1));
+      EXPECT_FALSE(has_fast_cos<Exec>);
+      EXPECT_THROW(run_cos_loop<Exec>(CosLoopConfig{1, 1, 10, 1, CosMath::fast}), std::invalid_argument);
+    }
+  });
+}
+
+TEST(CosLoop, EveryThreadAgreesWithOneThreadAlone) {
+  for_each_exec([](auto exec) {
+    using Exec = decltype(exec);
+    const int team = impl::is_host_space_v<Exec> ? 1 : 64;
+    for (int chains : {1, 2, 4}) {
+      const int want = cos_chain_reference(exec, 500, chains, CosMath::accurate);
+      for (int t : run_cos_loop<Exec>(CosLoopConfig{5, team, 500, chains, CosMath::accurate})) ASSERT_EQ(t, want);
+    }
+  });
+}
+
+TEST(CosLoop, BadConfigurationsThrow) {
+  using Exec = Kokkos::DefaultExecutionSpace;
+  Kokkos::View<int*, Exec::memory_space> out("out", 64);
+  EXPECT_THROW(cos_loop(Exec(), CosLoopConfig{0, 1, 10, 1}, out), std::invalid_argument);
+  EXPECT_THROW(cos_loop(Exec(), CosLoopConfig{1, 0, 10, 1}, out), std::invalid_argument);
+  EXPECT_THROW(cos_loop(Exec(), CosLoopConfig{1, 1, -1, 1}, out), std::invalid_argument);
+  EXPECT_THROW(cos_loop(Exec(), CosLoopConfig{1, 1, 10, 3}, out), std::invalid_argument);
+  EXPECT_THROW(cos_loop(Exec(), CosLoopConfig{65, 1, 10, 1}, out), std::invalid_argument);  // out too small
+  EXPECT_THROW(cos_loop(Exec(), CosLoopConfig{1, 1 << 20, 10, 1}, out), std::invalid_argument);
+}
+
+TEST(Spin, EveryTeamSpinsItsTicks) {
+  for_each_exec([](auto exec) {
+    using Exec = decltype(exec);
+    const long long ticks = impl::BackendClock<Exec>::ticks_are_cycles ? 100000 : 200000;  // 0.2 ms on hosts
+    Kokkos::View<long long*, typename Exec::memory_space> out("out", 4);
+    spin_teams(exec, SpinConfig{4, 1, ticks, 256}, out);
+    exec.fence();
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    for (int t = 0; t < 4; ++t) EXPECT_GE(h(t), ticks) << "team " << t;
+    EXPECT_THROW(spin_teams(exec, SpinConfig{5, 1, ticks, 0}, out), std::invalid_argument);  // out too short
+    EXPECT_THROW(spin_teams(exec, SpinConfig{1, 1, ticks, std::size_t(1) << 40}, out), std::invalid_argument);
+  });
+}
+
+// ---- the model
+
+TEST(LatencyModel, MeanValueAnalysisByHand) {
+  const LatencyModel m{3.0, 1.0};  // Z = 3, D = 1
+  EXPECT_DOUBLE_EQ(mva_iteration_time(m, 1), 4.0);
+  // n = 2: R = D (1 + Q1) with Q1 = X1 R1 = (1/4) 1 -> R = 1.25, C = 4.25
+  EXPECT_DOUBLE_EQ(mva_iteration_time(m, 2), 4.25);
+  // both bounds hold and the issue bound takes over
+  for (int n = 1; n <= 64; ++n) {
+    EXPECT_GE(mva_iteration_time(m, n), 4.0 - 1e-12);
+    EXPECT_GE(mva_iteration_time(m, n), n * 1.0 - 1e-12);
+  }
+  EXPECT_NEAR(mva_iteration_time(m, 64), 64.0, 0.01);
+  EXPECT_THROW(mva_iteration_time(m, 0), std::invalid_argument);
+}
+
+TEST(LatencyModel, SharpKneeIsTheMaxOfBothBounds) {
+  const LatencyModel m{12.0, 8.0, Saturation::bound};
+  EXPECT_DOUBLE_EQ(mva_iteration_time(m, 1), 20.0);
+  EXPECT_DOUBLE_EQ(mva_iteration_time(m, 2), 20.0);  // latency still hidden
+  EXPECT_DOUBLE_EQ(mva_iteration_time(m, 3), 24.0);  // throughput-bound
+  const LatencyModel fit = calibrate_latency_model(20.0, 8, 64.0, Saturation::bound);
+  EXPECT_DOUBLE_EQ(fit.issue, 8.0);
+  EXPECT_DOUBLE_EQ(fit.latency, 12.0);
+  // the smooth form is never below the sharp one with the same constants
+  const LatencyModel q{12.0, 8.0, Saturation::queueing};
+  for (int n = 1; n <= 32; ++n) EXPECT_GE(mva_iteration_time(q, n), mva_iteration_time(m, n) - 1e-12);
+  EXPECT_EQ(expected_saturation(CosMath::fast), Saturation::bound);
+  EXPECT_EQ(expected_saturation(CosMath::accurate), Saturation::queueing);
+}
+
+TEST(LatencyModel, CalibrationRecoversItsConstants) {
+  const LatencyModel m{46.4, 19.9};
+  const LatencyModel fit = calibrate_latency_model(mva_iteration_time(m, 1), 8, mva_iteration_time(m, 8));
+  EXPECT_NEAR(fit.latency, m.latency, 1e-6);
+  EXPECT_NEAR(fit.issue, m.issue, 1e-6);
+  EXPECT_THROW(calibrate_latency_model(10, 8, 5), std::invalid_argument);   // tn < t1
+  EXPECT_THROW(calibrate_latency_model(10, 8, 90), std::invalid_argument);  // beyond n x t1
+  EXPECT_THROW(calibrate_latency_model(10, 1, 12), std::invalid_argument);
+}
+
+// The seed's GTX 1080 Ti: 28 SMs, 4 schedulers of 32 FP32 lanes (128 per SM), 10 x 2^20
+// iterations; calibrated on two of the seed's points (128 and 1024 threads, one block).
+TEST(LatencyModel, SeedGtx1080Ti) {
+  const LatencyDevice gtx{28, 4, 32};
+  const long long iterations = 10ll << 20;
+  const int lanes_per_sm = 128;
+  EXPECT_EQ(lanes_per_sm / gtx.schedulers_per_sm, gtx.warp_size);  // one warp instruction per cycle per scheduler
+  const double t1 = 0.897 / iterations, t8 = 1.494 / iterations;
+  const LatencyModel m = calibrate_latency_model(t1, 8, t8);
+  auto ms = [&](long long league, int threads, int blocks_per_sm = 2) {
+    return 1e3 * predict_latency_seconds(m, gtx, LatencyLaunch{league, threads, iterations, blocks_per_sm});
+  };
+  EXPECT_NEAR(ms(1, 128), 897, 1e-6);
+  EXPECT_NEAR(ms(1, 1024), 1494, 1e-6);
+  EXPECT_EQ(busiest_scheduler_warps(gtx, 1, 128), 1);
+  EXPECT_EQ(busiest_scheduler_warps(gtx, 1, 160), 2);   // 5 warps over 4 schedulers
+  EXPECT_EQ(busiest_scheduler_warps(gtx, 2, 640), 10);  // 40 warps
+  // observation 2: 1 block and 28 blocks take the same time
+  for (int t = 128; t <= 1024; t += 128) EXPECT_DOUBLE_EQ(ms(1, t), ms(28, t));
+  // observation 3: 56 blocks of t threads = 28 blocks of 2t threads
+  for (int t = 128; t <= 512; t += 128) EXPECT_DOUBLE_EQ(ms(56, t), ms(28, 2 * t));
+  // the seed's one-block column within 5 % (latency hidden at first, then issue-bound)
+  const double seed[] = {897, 926, 968, 1022, 1084, 1171, 1337, 1494};
+  for (int i = 0; i < 8; ++i) EXPECT_NEAR(ms(1, 128 * (i + 1)), seed[i], 0.05 * seed[i]) << 128 * (i + 1) << " threads";
+  // a second wave: 57 blocks of 1024 threads with 2 blocks per SM
+  EXPECT_EQ(latency_waves(gtx, LatencyLaunch{57, 1024, iterations, 2}), 2);
+  EXPECT_DOUBLE_EQ(ms(57, 1024), ms(56, 1024) + ms(1, 1024));
+  // a partial last wave is timed by its busiest SM: 29 blocks = 28 + 1
+  EXPECT_DOUBLE_EQ(ms(29, 1024, 1), 2 * ms(1, 1024));
+}
+
+}  // namespace kps::test
