@@ -222,6 +222,55 @@ def render(outdir, names):
     return path
 
 
+def machine_folders(parent):
+    """Subfolders of parent that hold study results (results/<machine>/<study>/*.json)."""
+    if not os.path.isdir(parent):
+        return []
+    out = []
+    for m in sorted(os.listdir(parent)):
+        d = os.path.join(parent, m)
+        if os.path.isdir(d) and any(os.path.isdir(os.path.join(d, n)) and
+                                    any(f.endswith(".json") for f in os.listdir(os.path.join(d, n)))
+                                    for n in study_names()):
+            out.append(d)
+    return out
+
+
+def render_all(parent):
+    """One report of every machine under parent (results/): each machine's report rendered
+    from its JSON and inlined (headings one level down, images relative to parent), preceded by
+    the cross-backend tables of tools/kps_compare.py."""
+    machines = machine_folders(parent)
+    spec = importlib.util.spec_from_file_location("kps_compare", os.path.join(ROOT, "tools", "kps_compare.py"))
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    compare_md = os.path.join(parent, "compare.md")
+    compare.main(machines + ["--out", compare_md])
+    parts = [f"# kps report: every machine under {display_path(parent)}\n",
+             "Rendered from the committed Google Benchmark JSON alone (`./kps report " + display_path(parent) +
+             "`): first the studies across backends, then each machine's full report.\n",
+             "Machines: " + ", ".join(f"[{os.path.basename(m)}](#kps-report-{slug(os.path.basename(m))})"
+                                      for m in machines) + "\n"]
+    with open(compare_md) as f:
+        parts.append(demote(f.read()))
+    for m in machines:
+        names = [n for n in study_names() if os.path.isdir(os.path.join(m, n))]
+        with open(render(m, names)) as f:
+            text = f.read()
+        rel = os.path.relpath(m, parent)
+        text = re.sub(r"(!\[[^\]]*\]\()(?!https?:)", lambda mm: mm.group(1) + rel + "/", text)
+        parts.append(demote(text))
+    path = os.path.join(parent, "report.md")
+    with open(path, "w") as f:
+        f.write("\n".join(parts))
+    return path
+
+
+def demote(markdown):
+    """Every heading one level down (to nest a document in another)."""
+    return re.sub(r"^(#+) ", r"#\1 ", markdown, flags=re.M)
+
+
 def display_path(path):
     """A path relative to the repository where it lies inside it."""
     rel = os.path.relpath(os.path.abspath(path), ROOT)
@@ -385,6 +434,9 @@ def main(argv=None):
 
     if a.cmd == "report":
         names = [n for n in study_names() if os.path.isdir(os.path.join(a.dir, n))]
+        if not names and machine_folders(a.dir):
+            print(f"[kps] report: {render_all(a.dir)}")
+            return 0
         print(f"[kps] report: {render(a.dir, names)}")
         return 0
 

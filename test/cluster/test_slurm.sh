@@ -165,19 +165,19 @@ is not an executable file|--bench @ROOT@/README.md
 EOF
 
 # --- sbatch failing, or printing no job id: exit 1 -------------------------------------------
-FAKE_SBATCH_FAIL_CALL=1 submit "$WORK/sbatch1" --bench "$BENCH"
+FAKE_SBATCH_FAIL_CALL=1 submit "$WORK/sbatch1" --bench "$BENCH" --out "$WORK/sbatch1/results"
 check "sbatch refusing the array: exit 1" equals "$rc" 1
 check "sbatch refusing the array: its message is shown" has_text "$WORK/sbatch1/stderr" "Batch job submission failed"
 check "sbatch refusing the array: no report job submitted" equals "$(cat "$WORK/sbatch1/state/sbatch.calls")" 1
-FAKE_SBATCH_FAIL_CALL=2 submit "$WORK/sbatch2" --bench "$BENCH"
+FAKE_SBATCH_FAIL_CALL=2 submit "$WORK/sbatch2" --bench "$BENCH" --out "$WORK/sbatch2/results"
 check "sbatch refusing the report: exit 1" equals "$rc" 1
 check "sbatch refusing the report: says so" has_text "$WORK/sbatch2/stderr" "sbatch failed"
-FAKE_SBATCH_PRINT="sbatch: warning: something" submit "$WORK/sbatch3" --bench "$BENCH"
+FAKE_SBATCH_PRINT="sbatch: warning: something" submit "$WORK/sbatch3" --bench "$BENCH" --out "$WORK/sbatch3/results"
 check "sbatch printing no job id: exit 1" equals "$rc" 1
 check "sbatch printing no job id: says so" has_text "$WORK/sbatch3/stderr" "not a job id"
 
 # --- --dry-run prints, submits nothing -------------------------------------------------------
-submit "$WORK/dry" --dry-run --bench "$BENCH" --backend cpu
+submit "$WORK/dry" --dry-run --bench "$BENCH" --backend cpu --out "$WORK/dry/results"
 check "dry run: exit 0" equals "$rc" 0
 check "dry run: prints the two sbatch commands" equals "$(count_lines "$WORK/dry/stdout" "sbatch --parsable")" 2
 check "dry run: submits nothing" [ ! -e "$WORK/dry/state/sbatch.calls" ]
