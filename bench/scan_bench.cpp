@@ -11,6 +11,7 @@
 #include "checks.hpp"
 #include "common.hpp"
 #include "kps/cuda/peers.hpp"
+#include "kps/cuda/warp_count.hpp"
 #include "kps/scan.hpp"
 
 namespace kps::bench {
@@ -144,7 +145,77 @@ void register_scans(const Options& o) {
   for_each_size_and_type(o, [&](auto t, std::size_t n) { register_type<decltype(t)>(o, n); });
 }
 
+/// scan_warps/<alg>/tile:<n>: one tile scanned by one team of one thread per lane, the active
+/// warps of every step counted by the GPU (kps/cuda/warp_count.hpp) and checked against the
+/// analytic count (kps::team_scan_active_warp_iterations; the seed's 289 and 71 at n = 1024).
+/// Counters: measured and analytic active warp-iterations, steps, and the tile's scan time.
+void run_warps(benchmark::State& state, TeamScanAlgorithm alg, int tile) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+    try {
+      const Exec exec;
+      const int steps = team_scan_steps(alg, tile);
+      auto in = random_view<std::int32_t>("kps::bench::in", tile, 55);
+      DeviceView<std::int32_t> out("kps::bench::out", tile);
+      Kokkos::View<int*, Exec::memory_space> counts("kps::bench::warp_counts", steps);
+      using Kernel = kps::impl::TileScanKernel<Exec, std::int32_t, kps::cuda::HardwareWarpCount>;
+      const Kernel k{in.data(), out.data(), nullptr, std::size_t(tile), tile, alg, false,
+                     kps::cuda::HardwareWarpCount{counts.data()}};
+      timed_loop(state, exec, [&] {
+        Kokkos::deep_copy(exec, counts, 0);
+        kps::impl::launch_tile_scan(exec, k, 1, "kps::bench::scan_warps");
+      });
+      exec.fence();
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+      long measured = 0;
+      for (int s = 0; s < steps; ++s) measured += h(s);
+      const long analytic = team_scan_active_warp_iterations(alg, tile, 32);
+      const std::string error = compare(to_host(out), reference_scan(to_host(in), false));
+      if (!error.empty()) return fail(state, std::string(to_string(alg)) + ": " + error);
+      state.counters["measured_active_warp_iterations"] = static_cast<double>(measured);
+      state.counters["analytic_active_warp_iterations"] = static_cast<double>(analytic);
+      state.counters["steps"] = steps;
+      if (measured != analytic)
+        return fail(state, std::string(to_string(alg)) + ": the GPU counted " + std::to_string(measured) +
+                               " active warp-iterations, the analytic count is " + std::to_string(analytic));
+      return;
+    } catch (const std::exception& e) {
+      return fail(state, e.what());
+    }
+  }
+#endif
+  (void)alg, (void)tile;
+  fail(state, "active warps are counted on CUDA only");
+}
+
+/// scan_tile/<alg>/int32/<N>/tile:<n>: the device-wide scans on a team algorithm against the
+/// tile size (the seed's question: time per algorithm as the scanned block grows).
+void register_tiles(const Options& o) {
+  for (TeamScanAlgorithm alg : {TeamScanAlgorithm::hillis_steele, TeamScanAlgorithm::blelloch}) {
+    if (!o.host)
+      for (int tile = 64; tile <= 1024; tile *= 2)
+        add(std::string("scan_warps/") + to_string(alg) + "/tile:" + std::to_string(tile),
+            [alg, tile](benchmark::State& s) { run_warps(s, alg, tile); });
+    if (!o.wants("int32")) continue;
+    for (std::size_t n : o.sizes)
+      for (int tile = 64; tile <= 1024; tile *= 2) {
+        const ScanAlgorithm a =
+            alg == TeamScanAlgorithm::hillis_steele ? ScanAlgorithm::hillis_steele : ScanAlgorithm::blelloch;
+        add(std::string("scan_tile/") + to_string(alg) + "/int32/" + std::to_string(n) + "/tile:" + std::to_string(tile),
+            [a, n, tile](benchmark::State& s) {
+              ScanOptions opt;
+              opt.tile.tile = tile;
+              run_scan<std::int32_t>(s, n, to_string(a), [a, opt](const DeviceView<std::int32_t>& in,
+                                                                  const DeviceView<std::int32_t>& out) {
+                exclusive_scan(Exec(), in, out, a, opt);
+              }, false);
+            });
+      }
+  }
+}
+
 }  // namespace scan_fixtures
 }  // namespace kps::bench
 
 KPS_BENCH_REGISTER(kps::bench::scan_fixtures::register_scans);
+KPS_BENCH_REGISTER(kps::bench::scan_fixtures::register_tiles);

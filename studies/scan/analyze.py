@@ -39,4 +39,46 @@ def analyze(records, ctx, outdir):
                   for v in variants}
         series["copy"] = [(r["n"], r.get("GB/s")) for r in rs if r["family"] == "copy"]
         md.append(kpsjson.bandwidth_figure(outdir, f"scan_{t}.png", series, f"Exclusive scan, {t}", ctx))
+    md.append(active_warps(records))
+    md.append(tile_sizes(ok, outdir, ctx))
+    return "\n".join(md)
+
+
+SEED_WARPS = {"hillis_steele": 289, "blelloch": 71}  # the seed's counts at n = 1024, warps of 32
+
+
+def active_warps(records):
+    rs = sorted((r for r in records if r["family"] == "scan_warps" and "error" not in r),
+                key=lambda r: (r["variant"], int(r["params"].get("tile", 0))))
+    if not rs:
+        return ""
+    rows = [[r["variant"], r["params"]["tile"], int(r["steps"]), int(r["measured_active_warp_iterations"]),
+             int(r["analytic_active_warp_iterations"]),
+             SEED_WARPS.get(r["variant"], "—") if r["params"]["tile"] == "1024" else ""] for r in rs]
+    return ("### Active warps, counted by the GPU (one tile, one thread per lane, warps of 32)\n\n"
+            "Every step's active branch adds one per warp that runs it (`__activemask()`, "
+            "`kps/cuda/warp_count.hpp`); the benchmark fails if the total differs from the analytic count.\n\n"
+            + kpsjson.markdown_table(["algorithm", "tile", "steps", "measured", "analytic", "seed (n = 1024)"], rows)
+            + "\n")
+
+
+def tile_sizes(ok, outdir, ctx):
+    rs = [r for r in ok if r["family"] == "scan_tile"]
+    if not rs:
+        return ""
+    md = []
+    for n in sorted({r["n"] for r in rs}):
+        series = {}
+        for alg in ("hillis_steele", "blelloch"):
+            pts = sorted((int(r["params"]["tile"]), r.get("GB/s")) for r in rs if r["n"] == n and r["variant"] == alg)
+            if pts:
+                series[alg] = pts
+        rows = [[t] + [kpsjson.fmt(dict(series.get(a, [])).get(t)) for a in ("hillis_steele", "blelloch")]
+                for t in sorted({t for pts in series.values() for t, _ in pts})]
+        md.append(f"### Team scans against the tile size, int32, N = {kpsjson.pow2(n)}: GB/s\n\n"
+                  + kpsjson.markdown_table(["tile", "hillis_steele", "blelloch"], rows) + "\n")
+        png = f"scan_tile_{n}.png"
+        if kpsjson.plot_lines(os.path.join(outdir, png), series, "tile (elements)", "GB/s",
+                              f"Tile scans against the tile, int32, N = {kpsjson.pow2(n)} ({ctx.get('device', '')})"):
+            md.append(f"![tile scans]({os.path.basename(outdir)}/{png})\n")
     return "\n".join(md)
