@@ -48,8 +48,9 @@ SEED_WARPS = {"hillis_steele": 289, "blelloch": 71}  # the seed's counts at n = 
 
 
 def active_warps(records):
-    rs = sorted((r for r in records if r["family"] == "scan_warps" and "error" not in r),
-                key=lambda r: (r["variant"], int(r["params"].get("tile", 0))))
+    rs = sorted((r for r in records if r["family"] == "scan_warps" and "error" not in r and "tile" in r["params"]
+                 and "measured_active_warp_iterations" in r),
+                key=lambda r: (r["variant"], int(r["params"]["tile"])))
     if not rs:
         return ""
     rows = [[r["variant"], r["params"]["tile"], int(r["steps"]), int(r["measured_active_warp_iterations"]),
@@ -63,7 +64,7 @@ def active_warps(records):
 
 
 def tile_sizes(ok, outdir, ctx):
-    rs = [r for r in ok if r["family"] == "scan_tile"]
+    rs = [r for r in ok if r["family"] == "scan_tile" and "tile" in r["params"]]
     if not rs:
         return ""
     md = []
