@@ -11,6 +11,8 @@ study under results/<machine>/<study>/, and renders one Markdown report with PNG
                     (studies/reduce/study.json "tune"), then the lookup table
                     (studies/reduce/tables/<device>-<backend>.table), CSV, seed-style plots and a
                     verification run of the tuned reduction with the new table
+  kps_run.py slim JSON --out FILE   keep only the median aggregate of each benchmark (what `run`
+                    itself keeps) of a JSON written by kps-bench directly
   kps_run.py tune-table DIR [--tables DIR]
                     the same analysis from the sweep JSON in DIR (results/<machine>/reduce/tune)
 
@@ -134,7 +136,7 @@ def run_jobs(bench, label, jobs, dest, force, repetitions, env_extra, extra_cont
         reps = repetitions or job.get("repetitions", 3)
         cmd = [bench, f"--benchmark_filter={job['filter']}", f"--kps_sizes={job['sizes']}",
                f"--kps_types={job.get('types', 'int32,int64,float,double')}",
-               f"--benchmark_repetitions={reps}", "--benchmark_report_aggregates_only=false",
+               f"--benchmark_repetitions={reps}", "--benchmark_report_aggregates_only=true",
                f"--benchmark_min_time={job.get('min_time', 0.05)}",
                f"--benchmark_out={out}.partial", "--benchmark_out_format=json"] + job.get("args", [])
         elapsed = time.time() - t0
@@ -148,7 +150,7 @@ def run_jobs(bench, label, jobs, dest, force, repetitions, env_extra, extra_cont
             print(f"[kps] {label}: {job['id']} FAILED (exit {p.returncode}); partial output kept in "
                   f"{out}.partial (`kps_run.py salvage` keeps its completed benchmarks)", file=sys.stderr)
             return False, ran
-        doc = kpsjson.load(out + ".partial")
+        doc = slim(kpsjson.load(out + ".partial"))
         doc["context"]["kps_command"] = " ".join(cmd)
         doc["context"].update({f"nvidia_smi_{k}": v for k, v in gpu_state().items()})
         doc["context"].update(extra_context or {})
@@ -156,6 +158,17 @@ def run_jobs(bench, label, jobs, dest, force, repetitions, env_extra, extra_cont
             json.dump(doc, f, indent=1)
         os.replace(out + ".partial", out)
     return True, ran
+
+
+def slim(doc):
+    """Keeps only the median aggregate of each benchmark (what every analysis reads, see
+    kpsjson.medians) and failed runs, so that long sweeps stay small; context kps_slimmed says
+    so. A run without repetitions (no aggregates) is returned as it is."""
+    if not any(b.get("aggregate_name") == "median" for b in doc["benchmarks"]):
+        return doc
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if b.get("error_occurred") or b.get("aggregate_name") == "median"]
+    doc["context"]["kps_slimmed"] = "per-repetition entries and other aggregates dropped by kps_run.py slim"
+    return doc
 
 
 def salvage(partial):
@@ -401,6 +414,9 @@ def main(argv=None):
     r.add_argument("--only", default="", help="comma-separated run ids of the studies' sweeps (default: all)")
     p = sub.add_parser("report", help="re-render a report from JSON")
     p.add_argument("dir")
+    sl = sub.add_parser("slim", help="keep only the median aggregates of a JSON written with every repetition")
+    sl.add_argument("json")
+    sl.add_argument("--out", required=True)
     v = sub.add_parser("salvage", help="keep the completed benchmarks of an interrupted run's .partial JSON")
     v.add_argument("partial")
     v.add_argument("out")
@@ -422,6 +438,13 @@ def main(argv=None):
 
     if a.cmd in ("tune", "tune-table"):
         return tune_main(a)
+
+    if a.cmd == "slim":
+        doc = slim(kpsjson.load(a.json))
+        with open(a.out, "w") as f:
+            json.dump(doc, f, indent=1)
+        print(f"[kps] slimmed {a.json} into {a.out}: {len(doc['benchmarks'])} entries")
+        return 0
 
     if a.cmd == "salvage":
         doc = salvage(a.partial)

@@ -39,24 +39,29 @@ def parse_name(name):
 def medians(doc):
     """One record per benchmark: the median over repetitions of each counter and time.
 
-    Returns a list of dicts with name fields plus 'real_time' (the unit given in 'time_unit'),
-    'seconds', counters, and 'error' (a message) for runs that failed their check."""
+    Reads both forms Google Benchmark writes: every repetition (the median is taken here) or
+    aggregates only (`--benchmark_report_aggregates_only=true`, what kps_run.py asks for; the
+    `median` aggregate is used). Returns a list of dicts with name fields plus 'seconds',
+    counters, and 'error' (a message) for runs that failed their check."""
     runs = defaultdict(list)
+    median_aggregates = {}
     errors = {}
     for b in doc.get("benchmarks", []):
         name = b.get("run_name", b["name"])
         if b.get("error_occurred"):
             errors[name] = b.get("error_message", "error")
-            continue
-        if b.get("run_type") == "aggregate":
-            continue
-        runs[name].append(b)
+        elif b.get("run_type") != "aggregate":
+            runs[name].append(b)
+        elif b.get("aggregate_name") == "median":
+            median_aggregates[name] = b
+    for name, b in median_aggregates.items():
+        runs.setdefault(name, [b])  # aggregates only: the median stands for the repetitions
     unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
     out = []
     for name, rs in runs.items():
         rec = parse_name(name)
         rec["name"] = name
-        rec["repetitions"] = len(rs)
+        rec["repetitions"] = rs[0].get("repetitions", 1) if rs[0].get("run_type") == "aggregate" else len(rs)
         rec["seconds"] = statistics.median(r["real_time"] * unit[r.get("time_unit", "ns")] for r in rs)
         keys = set().union(*[set(r) for r in rs])
         for k in keys:
