@@ -129,12 +129,7 @@ TEST(Capabilities, UnknownOnesAreRejectedWithTheKnownList) {
 
 kps::OccupancyResult run(const char* cc, int threads, int regs, std::size_t static_smem = 0,
                          std::size_t dynamic_smem = 0, int carveout = -1) {
-  kps::KernelResources k;
-  k.threads_per_block = threads;
-  k.registers_per_thread = regs;
-  k.static_smem = static_smem;
-  k.dynamic_smem = dynamic_smem;
-  k.carveout_percent = carveout;
+  const kps::KernelResources k{threads, regs, static_smem, dynamic_smem, carveout};
   return kps::occupancy(kps::limits_for(cc), k);
 }
 

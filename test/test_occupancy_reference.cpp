@@ -74,12 +74,7 @@ void compare(const kps::DeviceLimits& d, int threads, int regs, std::size_t stat
   ++m.checked;
   if (err != CUDA_OCC_SUCCESS) return m.report(what + "cuda_occupancy.h error " + std::to_string(err));
 
-  kps::KernelResources k;
-  k.threads_per_block = threads;
-  k.registers_per_thread = regs;
-  k.static_smem = static_smem;
-  k.dynamic_smem = dynamic_smem;
-  k.carveout_percent = carveout;
+  const kps::KernelResources k{threads, regs, static_smem, dynamic_smem, carveout};
   kps::OccupancyResult r;
   try {
     r = kps::occupancy(d, k);

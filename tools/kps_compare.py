@@ -36,8 +36,7 @@ def die(msg):
     sys.exit(2)
 
 
-def study_names():
-    return sorted(d for d in os.listdir(STUDIES_DIR) if os.path.isfile(os.path.join(STUDIES_DIR, d, "study.json")))
+study_names = kpsjson.study_names
 
 
 def study_title(name):
@@ -50,15 +49,10 @@ def load_folder(path, names):
     A complete run's record of a benchmark wins over an interrupted run's (as in the report)."""
     studies, ctx = {}, {}
     for name in names:
-        d = os.path.join(path, name)
-        files = sorted(f for f in os.listdir(d) if f.endswith(".json")) if os.path.isdir(d) else []
-        docs = [kpsjson.load(os.path.join(d, f)) for f in files]
-        if not docs:
-            continue
-        for doc in docs:
-            ctx.update(kpsjson.context(doc))
-        docs.sort(key=lambda doc: doc.get("context", {}).get("kps_incomplete") == "true", reverse=True)
-        studies[name] = {r["name"]: r for doc in docs for r in kpsjson.medians(doc)}
+        docs, records, study_ctx = kpsjson.load_results(os.path.join(path, name))
+        if docs:
+            ctx.update(study_ctx)
+            studies[name] = {r["name"]: r for r in records}
     return studies, ctx
 
 

@@ -47,9 +47,7 @@ def die(msg):
     sys.exit(2)
 
 
-def study_names():
-    return sorted(d for d in os.listdir(STUDIES_DIR)
-                  if os.path.isfile(os.path.join(STUDIES_DIR, d, "study.json")))
+study_names = kpsjson.study_names
 
 
 def load_study(name):
@@ -209,18 +207,11 @@ def render(outdir, names):
     docs = []
     for name in names:
         d = os.path.join(outdir, name)
-        files = sorted(f for f in os.listdir(d) if f.endswith(".json")) if os.path.isdir(d) else []
-        if not files:
+        loaded, records, ctx = kpsjson.load_results(d)
+        if not loaded:
             continue
         study = load_study(name)
-        loaded = [kpsjson.load(os.path.join(d, f)) for f in files]
         docs += loaded
-        # One record per benchmark; a complete run's record wins over an interrupted one's.
-        ordered = sorted(loaded, key=lambda doc: doc["context"].get("kps_incomplete") == "true", reverse=True)
-        records = list({r["name"]: r for doc in ordered for r in kpsjson.medians(doc)}.values())
-        ctx = {}
-        for doc in loaded:
-            ctx.update(kpsjson.context(doc))
         md = load_analysis(study).analyze(records, ctx, d)
         parts.append(md)
         cmds = sorted({doc["context"].get("kps_command", "") for doc in loaded} - {""})
@@ -254,11 +245,9 @@ def render_all(parent):
     from its JSON and inlined (headings one level down, images relative to parent), preceded by
     the cross-backend tables of tools/kps_compare.py."""
     machines = machine_folders(parent)
-    spec = importlib.util.spec_from_file_location("kps_compare", os.path.join(ROOT, "tools", "kps_compare.py"))
-    compare = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(compare)
+    import kps_compare  # tools/, on the path like kpsjson
     compare_md = os.path.join(parent, "compare.md")
-    compare.main(machines + ["--out", compare_md])
+    kps_compare.main(machines + ["--out", compare_md])
     parts = [f"# kps report: every machine under {display_path(parent)}\n",
              "Rendered from the committed Google Benchmark JSON alone (`./kps report " + display_path(parent) +
              "`): first the studies across backends, then each machine's full report.\n",

@@ -12,6 +12,26 @@ import statistics
 from collections import defaultdict
 
 TYPES = ("int32", "int64", "float", "double")
+STUDIES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "studies")
+
+
+def study_names():
+    """Every study: the folders of studies/ that hold a study.json."""
+    return sorted(d for d in os.listdir(STUDIES_DIR) if os.path.isfile(os.path.join(STUDIES_DIR, d, "study.json")))
+
+
+def load_results(folder):
+    """(docs, records, context) of every JSON in one study's results folder
+    (results/<machine>/<study>): one record per benchmark (see medians), a complete run's record
+    winning over an interrupted run's; the contexts merged. Empty lists where there is none."""
+    files = sorted(f for f in os.listdir(folder) if f.endswith(".json")) if os.path.isdir(folder) else []
+    docs = [load(os.path.join(folder, f)) for f in files]
+    ordered = sorted(docs, key=lambda doc: doc.get("context", {}).get("kps_incomplete") == "true", reverse=True)
+    records = list({r["name"]: r for doc in ordered for r in medians(doc)}.values())
+    ctx = {}
+    for doc in docs:
+        ctx.update(context(doc))
+    return docs, records, ctx
 
 
 def load(path):
@@ -79,11 +99,15 @@ def medians(doc):
 
 def split_failures(records):
     """(Markdown listing the benchmarks whose result check failed, records that passed)."""
-    errors = [r for r in records if "error" in r]
-    md = ""
-    if errors:
-        md = "**Failed checks:**\n\n" + "\n".join(f"- `{r['name']}`: {r['error']}" for r in errors) + "\n"
-    return md, [r for r in records if "error" not in r and r.get("n")]
+    return failures_markdown(records), [r for r in records if "error" not in r and r.get("n")]
+
+
+def failures_markdown(records, family=None):
+    """Markdown listing the records (of one family, if given) whose result check failed; '' if none."""
+    errors = [r for r in records if "error" in r and (family is None or r["family"] == family)]
+    if not errors:
+        return ""
+    return "**Failed checks:**\n\n" + "\n".join(f"- `{r['name']}`: {r['error']}" for r in errors) + "\n"
 
 
 def context(doc):

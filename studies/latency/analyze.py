@@ -36,12 +36,10 @@ def analyze(records, ctx, outdir):
           "Times are medians; `pred` is the model of `kps/latency_model.hpp`, calibrated per (impl, math) on "
           "two named points — `threads:32/teams:1` (one warp alone) and `threads:1024/teams:1` (one saturated "
           "block) — and predicting everything else. `sm` = the device's SM count.\n"]
-    failed = [r for r in records if "error" in r and r["name"].startswith("latency/")]
-    if failed:
-        md.append("**Failed checks:**\n\n" + "\n".join(f"- `{r['name']}`: {r['error']}" for r in failed) + "\n")
+    md.append(kpsjson.failures_markdown(records, "latency"))
     pts = points(records)
     if not pts:
-        return "\n".join(md)
+        return "\n".join(part for part in md if part)
     get = {(p["impl"], p["math"], p["chains"], p["threads"], p["teams"]): p for p in pts}
     gpu = any("predicted_ms" in p for p in pts)
     iters = int(pts[0].get("loop_iterations", 0))
@@ -54,7 +52,7 @@ def analyze(records, ctx, outdir):
     else:
         md.append(host_table(get, pts))
     md.append(plots(get, pts, outdir, ctx, gpu))
-    return "\n".join(md)
+    return "\n".join(part for part in md if part)
 
 
 def seed_table(get, iters):
@@ -198,7 +196,7 @@ def host_table(get, pts):
                     for t in threads]
             md.append(f"### {math}, {chains} chain(s): ms by team size and league (host backend, no model)\n\n"
                       + kpsjson.markdown_table(["team size"] + [f"teams {lg}" for lg in LEAGUES], rows) + "\n")
-    return "\n".join(md)
+    return "\n".join(part for part in md if part)
 
 
 def plots(get, pts, outdir, ctx, gpu):
@@ -215,4 +213,4 @@ def plots(get, pts, outdir, ctx, gpu):
         title = f"cos loop, {impl}, {math}, 1 chain ({ctx.get('device', '')})"
         if kpsjson.plot_lines(os.path.join(outdir, png), series, "threads per block", "ms", title, logx=False):
             md.append(f"![{title}]({os.path.basename(outdir)}/{png})\n")
-    return "\n".join(md)
+    return "\n".join(part for part in md if part)

@@ -50,19 +50,17 @@ def analyze(records, ctx, outdir):
           "model (`kps/occupancy.hpp`, `kps-occupancy`) with the registers and static shared memory that "
           "cudaFuncGetAttributes reports for the kernel that ran. Blocks are written relative to the SM count "
           "(`sm+1` = 133 on an H100).\n"]
-    failed = [r for r in records if "error" in r and r["name"].startswith("occupancy/")]
-    if failed:
-        md.append("**Failed checks:**\n\n" + "\n".join(f"- `{r['name']}`: {r['error']}" for r in failed) + "\n")
+    md.append(kpsjson.failures_markdown(records, "occupancy"))
     pts = points(records)
     if not pts:
-        return "\n".join(md)
+        return "\n".join(part for part in md if part)
     gpu = any("predicted_waves" in p for p in pts)
     if not gpu:
         rows = [[p["blocks_name"], int(p["blocks"]), p["threads"], kpsjson.fmt(p["measured_ms"]),
                  kpsjson.fmt(p["measured_waves"])] for p in pts]
         md.append("### Host backend (teams are OS threads; no model claims)\n\n" +
                   kpsjson.markdown_table(["blocks", "teams", "team size", "ms", "waves"], rows) + "\n")
-        return "\n".join(md)
+        return "\n".join(part for part in md if part)
     sms = int(float(ctx.get("device_compute_units", 0)) or 0)
     get = {(p["impl"], p["regs"], p["threads"], p["blocks_name"], p["smem_name"]): p for p in pts
            if not p["bounds"] and not p["desired"]}
@@ -137,7 +135,7 @@ def analyze(records, ctx, outdir):
         md.append(kpsjson.markdown_table(["registers", "threads", "pred blocks/SM", "runtime blocks/SM", "occupancy",
                                           "waves", "pred waves", "limiters"], rows) + "\n")
     md.append(levers(ok))
-    return "\n".join(md)
+    return "\n".join(part for part in md if part)
 
 
 def levers(ok):
@@ -169,4 +167,4 @@ def levers(ok):
         md.append(kpsjson.markdown_table(["desired %", "dynamic smem Kokkos asks", "carveout %", "pred blocks/SM",
                                           "measured blocks/SM", "measured occupancy", "blocks/SM Kokkos aims at"],
                                          rows) + "\n")
-    return "\n".join(md)
+    return "\n".join(part for part in md if part)

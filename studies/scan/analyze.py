@@ -41,7 +41,7 @@ def analyze(records, ctx, outdir):
         md.append(kpsjson.bandwidth_figure(outdir, f"scan_{t}.png", series, f"Exclusive scan, {t}", ctx))
     md.append(active_warps(records))
     md.append(tile_sizes(ok, outdir, ctx))
-    return "\n".join(md)
+    return "\n".join(part for part in md if part)
 
 
 SEED_WARPS = {"hillis_steele": 289, "blelloch": 71}  # the seed's counts at n = 1024, warps of 32
@@ -82,4 +82,4 @@ def tile_sizes(ok, outdir, ctx):
         if kpsjson.plot_lines(os.path.join(outdir, png), series, "tile (elements)", "GB/s",
                               f"Tile scans against the tile, int32, N = {kpsjson.pow2(n)} ({ctx.get('device', '')})"):
             md.append(f"![tile scans]({os.path.basename(outdir)}/{png})\n")
-    return "\n".join(md)
+    return "\n".join(part for part in md if part)
