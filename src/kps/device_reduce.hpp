@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -130,7 +131,7 @@ int team_size_limit(const Exec& exec) {
 /// The largest team every reduction kernel of T (sum and dot, every vector width) accepts.
 template <class Exec, class T>
 int reduce_team_size_limit(const Exec& exec) {
-  int limit = kernel_team_size_limit<Exec, T, SumLoad<T>>(exec, 1);
+  int limit = std::numeric_limits<int>::max();
   for (int v : {1, 2, 4}) {
     limit = std::min(limit, kernel_team_size_limit<Exec, T, SumLoad<T>>(exec, v));
     limit = std::min(limit, kernel_team_size_limit<Exec, T, DotLoad<T>>(exec, v));
