@@ -110,6 +110,26 @@ double median_seconds(const Exec& exec, const std::function<void()>& f, int reps
   return t[reps / 2];
 }
 
+std::vector<double> interleaved_median_seconds(const Exec& exec, const std::vector<std::function<void()>>& fs,
+                                               int reps) {
+  std::vector<std::vector<double>> t(fs.size());
+  for (const auto& f : fs) f();  // warm-up
+  for (int i = 0; i < reps; ++i)
+    for (std::size_t k = 0; k < fs.size(); ++k) {
+      exec.fence();
+      Kokkos::Timer timer;
+      fs[k]();
+      exec.fence();
+      t[k].push_back(timer.seconds());
+    }
+  std::vector<double> medians;
+  for (auto& v : t) {
+    std::nth_element(v.begin(), v.begin() + reps / 2, v.end());
+    medians.push_back(v[reps / 2]);
+  }
+  return medians;
+}
+
 void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call) {
   state.counters["GB/s"] = benchmark::Counter(bytes_per_call / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["elements/s"] =

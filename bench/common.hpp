@@ -73,6 +73,13 @@ void timed_loop(benchmark::State& state, const Exec& exec, F&& f) {
 /// Median seconds of `reps` timed calls of f (for peers measured inside a benchmark).
 double median_seconds(const Exec& exec, const std::function<void()>& f, int reps = 15);
 
+/// Medians of the calls in `fs`, timed in interleaved rounds (each round times fs[0], fs[1],
+/// ... once each, after one warm-up round): a variant and its peers see the same device
+/// state, so a drift of that state (placement of a fresh allocation, clocks) moves them
+/// alike and their ratio stays a ratio measured side by side.
+std::vector<double> interleaved_median_seconds(const Exec& exec, const std::vector<std::function<void()>>& fs,
+                                               int reps = 15);
+
 /// Sets GB/s (bytes per call / time) and elements/s.
 void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call);
 

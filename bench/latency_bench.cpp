@@ -158,29 +158,47 @@ void run(benchmark::State& state, const Options& o, const Point& p) {
   }
 }
 
-/// latency/cuda/placement/threads:<T>/teams:<L>: where the block distributor puts the grid
-/// (blocks that spin together; %smid), the model's input it assumes to be even: counters
-/// max_blocks_on_one_sm / min_blocks_on_one_sm and the busiest scheduler's warps they imply.
+/// latency/cuda/placement/threads:<T>/teams:<L>: where the hardware puts the grid (blocks
+/// that spin together): blocks per SM (%smid) and each warp's slot on its SM (%warpid; slot
+/// mod schedulers = the sub-partition that issues for it). Counters: max / min blocks on one
+/// SM, the busiest scheduler's warps measured (over all SMs) and as the model counts them, and
+/// the label lists the warp slots of each block on the fullest SM.
 void run_placement(benchmark::State& state, const Options& o, int team_size, int teams_per_sm) {
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     try {
       const int blocks = teams_per_sm * o.device.compute_units;
-      std::vector<int> per_sm;
+      kps::cuda::BlockPlacement p;
       for (auto _ : state) {
         Kokkos::Timer timer;
-        per_sm = kps::cuda::block_placement(Exec(), blocks, team_size, 1 << 20);
+        p = kps::cuda::block_placement(Exec(), blocks, team_size, 1 << 20);
         state.SetIterationTime(timer.seconds());
       }
+      const LatencyDevice dev{};
+      std::vector<int> per_sm(static_cast<std::size_t>(p.sms), 0);
+      std::vector<int> per_scheduler(static_cast<std::size_t>(p.sms) * dev.schedulers_per_sm, 0);
+      for (int b = 0; b < blocks; ++b) {
+        ++per_sm[p.sm[b]];
+        for (int w = 0; w < p.warps_per_block; ++w)
+          ++per_scheduler[std::size_t(p.sm[b]) * dev.schedulers_per_sm +
+                          p.warp_slot[std::size_t(b) * p.warps_per_block + w] % dev.schedulers_per_sm];
+      }
       const auto [lo, hi] = std::minmax_element(per_sm.begin(), per_sm.end());
-      long long total = 0;
-      for (int c : per_sm) total += c;
-      if (total != blocks) return fail(state, "placement counted " + std::to_string(total) + " blocks");
+      const int fullest = static_cast<int>(hi - per_sm.begin());
+      std::string slots;
+      for (int b = 0; b < blocks; ++b)
+        if (p.sm[b] == fullest) {
+          slots += slots.empty() ? "" : " | ";
+          for (int w = 0; w < p.warps_per_block; ++w)
+            slots += (w ? "," : "") + std::to_string(p.warp_slot[std::size_t(b) * p.warps_per_block + w]);
+        }
+      state.SetLabel("warp slots of each block on SM " + std::to_string(fullest) + ": " + slots);
       state.counters["team_size"] = team_size;
       state.counters["league"] = blocks;
       state.counters["max_blocks_on_one_sm"] = *hi;
       state.counters["min_blocks_on_one_sm"] = *lo;
-      state.counters["busiest_scheduler_warps"] = busiest_scheduler_warps(LatencyDevice{}, *hi, team_size);
+      state.counters["busiest_scheduler_warps_measured"] = *std::max_element(per_scheduler.begin(), per_scheduler.end());
+      state.counters["busiest_scheduler_warps"] = busiest_scheduler_warps(dev, *hi, team_size);
       return;
     } catch (const std::exception& e) {
       return fail(state, e.what());

@@ -17,8 +17,8 @@
 //
 // GB/s counts the bytes read once (N x sizeof(T), twice that for dot). ratio_to_copy: the
 // read bandwidth over the read bandwidth implied by a device copy of the same bytes; on CUDA
-// ratio_to_cub (sums): CUB's time over this one's; both peers are measured once per (type, N)
-// in the same process. Every result is checked after the timed loop against a host reference
+// ratio_to_cub (sums): CUB's time over this one's; each from medians of 15 rounds that time
+// this variant and its peers one after the other (common.hpp). Every result is checked after the timed loop against a host reference
 // (exact for integers, compensated long double otherwise), computed once per (type, N).
 #include <algorithm>
 #include <map>
@@ -92,17 +92,8 @@ long double reference(const DeviceView<T>& x, const DeviceView<T>& y) {
   return cache.emplace(key, s).first->second;
 }
 
-/// Median time of a peer at one (type, N), measured once per process (`measure` is called
-/// only when it is not cached yet, so it may allocate).
-double peer_seconds(const std::string& key, const std::function<double()>& measure) {
-  static std::map<std::string, double> cache;
-  auto it = cache.find(key);
-  if (it == cache.end()) it = cache.emplace(key, measure()).first;
-  return it->second;
-}
-
 /// Times `f` (returns the reduced value) in the benchmark loop, checks its value, and sets
-/// GB/s, ratio_to_copy and (sums on CUDA) ratio_to_cub from the loop's median time.
+/// GB/s and the ratios to the copy and (sums on CUDA) CUB.
 template <class T, class F>
 void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std::string& variant, F&& f) {
   const Exec exec;
@@ -110,37 +101,23 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
     const auto x = random_view<T>("kps::bench::x", n, 777 + n);
     const auto y = inputs == 2 ? random_view<T>("kps::bench::y", n, 778 + n) : DeviceView<T>();
     T result = T(0);
-    std::vector<double> times;
-    for (auto _ : state) {
-      exec.fence();
-      Kokkos::Timer timer;
-      result = f(x, y);
-      exec.fence();
-      times.push_back(timer.seconds());
-      state.SetIterationTime(times.back());
-    }
+    timed_loop(state, exec, [&] { result = f(x, y); });
     benchmark::DoNotOptimize(result);
     const std::string error = compare_scalar(f(x, y), reference(x, y), n);
     if (!error.empty()) return fail(state, variant + ": " + error);
     set_rates(state, n, double(inputs) * n * sizeof(T));
-    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-    const double t = times[times.size() / 2];
-    const std::string suffix = std::string("/") + type_name<T>() + "/" + std::to_string(n);
-    const double t_copy = peer_seconds("copy" + suffix, [&] {
-      DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
-      return median_seconds(exec, [&] { Kokkos::deep_copy(exec, copy, x); });
-    });
-    // read bandwidth of this variant over the read bandwidth implied by the copy (it reads and writes)
-    state.counters["ratio_to_copy"] = (inputs * t_copy) / (2.0 * t);
+    // Ratios from medians of interleaved rounds of this variant, a device copy of the same
+    // bytes and (sums on CUDA) CUB.
+    DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
+    std::vector<std::function<void()>> calls{[&] { result = f(x, y); }, [&] { Kokkos::deep_copy(exec, copy, x); }};
 #if defined(KOKKOS_ENABLE_CUDA)
     if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
-      if (inputs == 1) {
-        const double t_cub = peer_seconds("cub" + suffix, [&] {
-          return median_seconds(exec, [&] { result = kps::cuda::cub_sum(exec, x.data(), n); });
-        });
-        state.counters["ratio_to_cub"] = t_cub / t;
-      }
+      if (inputs == 1) calls.push_back([&] { result = kps::cuda::cub_sum(exec, x.data(), n); });
 #endif
+    const std::vector<double> t = interleaved_median_seconds(exec, calls);
+    // read bandwidth of this variant over the read bandwidth implied by the copy (it reads and writes)
+    state.counters["ratio_to_copy"] = (inputs * t[1]) / (2.0 * t[0]);
+    if (t.size() > 2) state.counters["ratio_to_cub"] = t[2] / t[0];
   } catch (const std::exception& e) {
     fail(state, variant + ": " + e.what());
   }

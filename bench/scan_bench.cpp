@@ -30,14 +30,6 @@ const std::vector<T>& cached_reference(const Kokkos::View<T*, Exec::memory_space
   return ref;
 }
 
-/// Median time of a peer at (name, N), measured once per process.
-double peer_seconds(const std::string& key, const std::function<void()>& f) {
-  static std::map<std::string, double> cache;
-  auto it = cache.find(key);
-  if (it == cache.end()) it = cache.emplace(key, median_seconds(Exec(), f)).first;
-  return it->second;
-}
-
 template <class T>
 void poison(const Kokkos::View<T*, Exec::memory_space>& v) {
   Kokkos::deep_copy(v, std::is_integral_v<T> ? T(-7) : T(NAN));
@@ -65,19 +57,17 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
     if (!error.empty()) return fail(state, variant + ": " + error);
     set_rates(state, n, 2.0 * n * sizeof(T));
 
-    // Ratios, from medians measured in this process at the same N.
-    const double t = median_seconds(exec, [&] { scan(in_place ? out : in, out); });
+    // Ratios from medians of interleaved rounds of this scan, a device copy and (CUDA) CUB.
     DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
-    const double t_copy = peer_seconds(std::string("copy/") + type_name<T>() + "/" + std::to_string(n),
-                                       [&] { Kokkos::deep_copy(exec, copy, in); });
-    state.counters["ratio_to_copy"] = t_copy / t;
+    std::vector<std::function<void()>> calls{[&] { scan(in_place ? out : in, out); },
+                                             [&] { Kokkos::deep_copy(exec, copy, in); }};
 #if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-      const double t_cub = peer_seconds(std::string("cub/") + type_name<T>() + "/" + std::to_string(n),
-                                        [&] { kps::cuda::cub_exclusive_sum(exec, in.data(), copy.data(), n); });
-      state.counters["ratio_to_cub"] = t_cub / t;
-    }
+    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
+      calls.push_back([&] { kps::cuda::cub_exclusive_sum(exec, in.data(), copy.data(), n); });
 #endif
+    const std::vector<double> t = interleaved_median_seconds(exec, calls);
+    state.counters["ratio_to_copy"] = t[1] / t[0];
+    if (t.size() > 2) state.counters["ratio_to_cub"] = t[2] / t[0];
   } catch (const std::exception& e) {
     fail(state, variant + ": " + e.what());
   }

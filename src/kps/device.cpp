@@ -7,9 +7,7 @@
 
 #include "kps/impl/kokkos_compat.hpp"
 
-#ifndef KPS_GIT_REVISION
-#define KPS_GIT_REVISION "unknown"
-#endif
+#include "kps_revision.h"  // KPS_GIT_REVISION, written at build time (cmake/kps_revision.cmake)
 #ifndef KPS_VERSION
 #define KPS_VERSION "unknown"
 #endif

@@ -67,10 +67,11 @@ struct DotLoad {
   }
 };
 
-/// Each team adds tiles of team_size * items_per_thread elements (league-strided); in a tile,
-/// thread t loads vectors t, t + team_size, ... so each load instruction is coalesced. The
-/// n % V trailing elements are added by the first team. Kokkos reduces across the team and
-/// the league.
+/// Each team adds a contiguous run of tiles of team_size * items_per_thread elements (the
+/// tiles split evenly over the league, as CUB's "even share": a team streams through one
+/// region of memory); in a tile, thread t loads vectors t, t + team_size, ... so each load
+/// instruction is coalesced. The n % V trailing elements are added by the first team. Kokkos
+/// reduces across the team and the league.
 template <class Exec, class T, int V, class Load>
 struct ReduceKernel {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
@@ -82,9 +83,14 @@ struct ReduceKernel {
     const std::size_t nv = n / V;  // whole vectors
     const std::size_t team_size = team.team_size();
     const std::size_t tile = team_size * vectors_per_thread;
+    const std::size_t tiles = (nv + tile - 1) / tile;
+    const std::size_t league = team.league_size(), rank = team.league_rank();
+    // tiles [tiles * rank / league, tiles * (rank + 1) / league), without overflowing
+    const std::size_t per = tiles / league, extra = tiles % league;
+    const std::size_t first_tile = rank * per + (rank < extra ? rank : extra);
+    const std::size_t last_tile = first_tile + per + (rank < extra ? 1 : 0);
     T acc[V] = {};
-    for (std::size_t base = std::size_t(team.league_rank()) * tile; base < nv;
-         base += std::size_t(team.league_size()) * tile) {
+    for (std::size_t base = first_tile * tile; base < last_tile * tile && base < nv; base += tile) {
       const std::size_t first = base + team.team_rank();
       if (base + tile <= nv) {
         for (int j = 0; j < vectors_per_thread; ++j) load.template vector<V>(first + j * team_size, acc);

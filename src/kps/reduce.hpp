@@ -39,7 +39,7 @@ namespace kps {
 /// on an H100; hardware threads on a host backend).
 /// - GPU: teams of 256 threads, 16 items per thread (a 4096-element tile, four 16-byte loads
 ///   per thread for 4-byte types), at most one wave of teams, C / 256 (8 per SM on an H100:
-///   1056), each team looping league-strided over the tiles, as CUB sizes its grid. Before
+///   1056), each team looping over its share of the tiles, as CUB sizes its grid. Before
 ///   any table, this reached 0.97 x CUB at 2^28 int32 on an H100 (results/h100-cuda).
 /// - Host: one thread per team, 512 items per thread, the seed's league (one tile per team,
 ///   ceil(N / 512) teams, shared out by the backend). Of the swept host configurations this is

@@ -117,35 +117,43 @@ void allow_dynamic_smem(SpinKernel kernel, std::size_t bytes) {
         "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
 }
 
-__global__ void placement_kernel(long long cycles, int* smid) {
+__global__ void placement_kernel(long long cycles, int* smid, int* warp_slot) {
+  if (threadIdx.x % 32 == 0) {  // read while every block of the grid is resident (they all spin)
+    unsigned sm, slot;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    asm volatile("mov.u32 %0, %%warpid;" : "=r"(slot));
+    const unsigned warps = (blockDim.x + 31) / 32;
+    if (threadIdx.x == 0) smid[blockIdx.x] = static_cast<int>(sm);
+    warp_slot[blockIdx.x * warps + threadIdx.x / 32] = static_cast<int>(slot);
+  }
   const long long start = clock64();
   while (clock64() - start < cycles) {
-  }
-  if (threadIdx.x == 0) {
-    unsigned id;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-    smid[blockIdx.x] = static_cast<int>(id);
   }
 }
 
 }  // namespace
 
-std::vector<int> block_placement(const Kokkos::Cuda& exec, int blocks, int threads, long long cycles) {
+BlockPlacement block_placement(const Kokkos::Cuda& exec, int blocks, int threads, long long cycles) {
   if (blocks < 1 || threads < 1 || threads > 1024)
     throw std::invalid_argument("kps::cuda::block_placement: blocks >= 1 and 1 <= threads <= 1024");
   int device = 0, sms = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  const int warps = (threads + 31) / 32;
   Kokkos::View<int*, Kokkos::CudaSpace> smid("kps::cuda::block_placement", blocks);
-  placement_kernel<<<blocks, threads, 0, exec.cuda_stream()>>>(cycles, smid.data());
+  Kokkos::View<int*, Kokkos::CudaSpace> slot("kps::cuda::block_placement::warps", std::size_t(blocks) * warps);
+  placement_kernel<<<blocks, threads, 0, exec.cuda_stream()>>>(cycles, smid.data(), slot.data());
   check(cudaGetLastError(), "placement_kernel launch");
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), smid);
-  std::vector<int> per_sm(static_cast<std::size_t>(sms), 0);
-  for (int b = 0; b < blocks; ++b) {
-    if (host(b) < 0 || host(b) >= sms) throw std::runtime_error("kps::cuda::block_placement: %smid out of range");
-    ++per_sm[static_cast<std::size_t>(host(b))];
-  }
-  return per_sm;
+  auto host_sm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), smid);
+  auto host_slot = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), slot);
+  BlockPlacement p;
+  p.sms = sms;
+  p.warps_per_block = warps;
+  p.sm.assign(host_sm.data(), host_sm.data() + blocks);
+  p.warp_slot.assign(host_slot.data(), host_slot.data() + host_slot.extent(0));
+  for (int s : p.sm)
+    if (s < 0 || s >= sms) throw std::runtime_error("kps::cuda::block_placement: %smid out of range");
+  return p;
 }
 
 void cos_loop_native(const Kokkos::Cuda& exec, const CosLoopConfig& cfg, int* out) {

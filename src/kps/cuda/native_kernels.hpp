@@ -40,10 +40,18 @@ void spin_native(const Kokkos::Cuda& exec, int registers, int blocks, int thread
                  std::size_t dynamic_smem, long long* out);
 KernelAttributes spin_native_attributes(int registers);
 
-/// Where the block distributor puts a grid: launches `blocks` x `threads` blocks that spin
-/// `cycles` (so that they are resident together) and returns how many blocks ran on each SM
-/// (read from %smid), indexed by SM.
-std::vector<int> block_placement(const Kokkos::Cuda& exec, int blocks, int threads, long long cycles);
+/// Where the hardware puts a grid: the SM of every block (%smid) and the warp slot of every
+/// warp on its SM (%warpid; slot % 4 is the scheduler sub-partition that issues for it).
+struct BlockPlacement {
+  int sms = 0;
+  int warps_per_block = 0;
+  std::vector<int> sm;         ///< sm[b]: the SM block b ran on
+  std::vector<int> warp_slot;  ///< warp_slot[b * warps_per_block + w]: warp w of block b
+};
+
+/// Launches `blocks` x `threads` blocks that spin `cycles` (so that they are resident
+/// together) and reads where each block and warp ran.
+BlockPlacement block_placement(const Kokkos::Cuda& exec, int blocks, int threads, long long cycles);
 
 /// cudaOccupancyMaxActiveBlocksPerMultiprocessor for spin_native's kernel.
 int spin_native_max_active_blocks(int registers, int threads, std::size_t dynamic_smem);
