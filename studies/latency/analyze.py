@@ -131,20 +131,25 @@ def misses(pts, probes):
     for p in bad:
         probe = probes.get((p["threads"], p["teams"]))
         again = "—"
+        # the busiest scheduler's warps counted from the warps' slots (%warpid) where the probe
+        # read them, else from the blocks on the busiest SM
+        measured = probe.get("busiest_scheduler_warps_measured") if probe else None
         if probe and int(p.get("waves", 1)) == 1:
-            n = int(probe["busiest_scheduler_warps"])
+            n = int(measured if measured is not None else probe["busiest_scheduler_warps"])
             t = iteration_time(p["calibration_latency_ns"], p["calibration_issue_ns"], p.get("model_sharp_knee"), n)
             again = f"{100 * (t * p['loop_iterations'] * 1e-6 / p['ms'] - 1):+.1f} % (n = {n})"
         rows.append([f"{p['impl']} {p['math']} x{p['chains']}", p["threads"], p["teams"], kpsjson.fmt(p["ms"]),
                      kpsjson.fmt(p["predicted_ms"]), f"{100 * p['prediction_error']:+.1f} %",
                      int(p["warps_per_scheduler"]), int(probe["max_blocks_on_one_sm"]) if probe else "—",
-                     int(p["blocks_per_sm"]), again])
+                     int(measured) if measured is not None else "—", int(p["blocks_per_sm"]), again])
     head = ["kernel", "threads", "teams", "ms", "pred", "error", "model's warps/scheduler",
-            "blocks on busiest SM (measured)", "blocks/SM allowed", "error with measured placement"]
+            "blocks on busiest SM (measured)", "busiest scheduler's warps (measured)", "blocks/SM allowed",
+            "error with measured placement"]
     return ("### Where the model misses by more than 10 %\n\n"
             "The model assumes the block distributor spreads a one-wave grid evenly (ceil(blocks / SMs) per SM). "
-            "The placement probe (`latency/cuda/placement/...`: blocks that spin together and record `%smid`) "
-            "shows where it does not; the last column re-predicts with the measured busiest SM.\n\n"
+            "The placement probe (`latency/cuda/placement/...`: blocks that spin together and record `%smid` "
+            "and each warp's `%warpid`, whose value mod 4 is its scheduler) shows where it does not; the last "
+            "column re-predicts with the measured busiest scheduler.\n\n"
             + kpsjson.markdown_table(head, rows) + "\n")
 
 
