@@ -14,19 +14,24 @@
 #include <Kokkos_Core.hpp>
 
 #include "kps/device.hpp"
+#include "kps/execution_space.hpp"
 #include "kps/types.hpp"
 
 namespace kps::bench {
 
-using Exec = Kokkos::DefaultExecutionSpace;
+/// The space every benchmark runs on (KPS_EXECUTION_SPACE at configure time), and the device
+/// type of the benchmarks' Views: Kokkos Kernels' peers run where the View says, so they run on
+/// Exec too (kps/execution_space.hpp).
+using Exec = kps::ExecutionSpace;
+using Device = kps::DeviceType;
 
 /// The sweep, from the command line (--kps_sizes, --kps_types) or the backend's defaults.
 struct Options {
   std::vector<std::size_t> sizes;
   std::vector<std::string> types;
   std::size_t memory_bytes = 0;  ///< device memory, for the size check
-  bool host = false;             ///< the default execution space runs on the host
-  DeviceInfo device;             ///< the default execution space's device
+  bool host = false;             ///< Exec runs on the host
+  DeviceInfo device;             ///< Exec's device
   long long iterations = 0;      ///< loop length of the latency / spin studies (0: the backend's default)
   bool wants(const std::string& type) const;
 };
@@ -88,8 +93,8 @@ void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call);
 /// (Kokkos' random pools hand out states in scheduling order): integers in [0, 8),
 /// floating point in [0, 1).
 template <class T>
-Kokkos::View<T*, Exec::memory_space> random_view(const std::string& label, std::size_t n, std::uint64_t seed) {
-  Kokkos::View<T*, Exec::memory_space> v(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
+Kokkos::View<T*, Device> random_view(const std::string& label, std::size_t n, std::uint64_t seed) {
+  Kokkos::View<T*, Device> v(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
   Kokkos::parallel_for(
       "kps::bench::random_view", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(std::size_t i) {
         std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + i;  // splitmix64

@@ -37,7 +37,7 @@ namespace kps::bench {
 namespace reduce_fixtures {
 
 template <class T>
-using DeviceView = Kokkos::View<T*, Exec::memory_space>;
+using DeviceView = Kokkos::View<T*, Device>;
 
 /// The seed's sweep axes on this backend: team sizes (GPU: warps to a full block; host: a
 /// few threads per team) and items per thread (>= 2, the seed's minimum load; powers of two on

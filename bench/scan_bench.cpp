@@ -20,7 +20,7 @@ namespace scan_fixtures {
 
 /// The reference of the last (type, N) checked: consecutive benchmarks share it.
 template <class T>
-const std::vector<T>& cached_reference(const Kokkos::View<T*, Exec::memory_space>& in) {
+const std::vector<T>& cached_reference(const Kokkos::View<T*, Device>& in) {
   static std::size_t n = ~std::size_t(0);
   static std::vector<T> ref;
   if (n != in.extent(0)) {
@@ -31,12 +31,12 @@ const std::vector<T>& cached_reference(const Kokkos::View<T*, Exec::memory_space
 }
 
 template <class T>
-void poison(const Kokkos::View<T*, Exec::memory_space>& v) {
+void poison(const Kokkos::View<T*, Device>& v) {
   Kokkos::deep_copy(v, std::is_integral_v<T> ? T(-7) : T(NAN));
 }
 
 template <class T>
-using DeviceView = Kokkos::View<T*, Exec::memory_space>;
+using DeviceView = Kokkos::View<T*, Device>;
 
 /// Runs one scan variant: time, then check, then the ratios to the copy and CUB peers.
 template <class T>

@@ -6,6 +6,8 @@
 # - Otherwise, on Debian 12 as root: installs missing build tools with apt and builds
 #   Kokkos 3.4.01 + Kokkos Kernels 3.4.01 (OpenMP + Serial) from Debian's own `trilinos`
 #   source package into a cache prefix outside the checkout ($KPS_CACHE), reused next time.
+#   The `host` preset runs its OpenMP backend, the `serial` preset its Serial backend: one
+#   Kokkos serves both.
 #
 # Prints what it does; on failure prints one clear line saying what is missing.
 # Output: writes "$KPS_CACHE/env.sh", which the run and test commands source

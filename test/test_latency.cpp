@@ -71,7 +71,7 @@ TEST(CosLoop, EveryThreadAgreesWithOneThreadAlone) {
 }
 
 TEST(CosLoop, BadConfigurationsThrow) {
-  using Exec = Kokkos::DefaultExecutionSpace;
+  using Exec = ExecutionSpace;
   Kokkos::View<int*, Exec::memory_space> out("out", 64);
   EXPECT_THROW(cos_loop(Exec(), CosLoopConfig{0, 1, 10, 1}, out), std::invalid_argument);
   EXPECT_THROW(cos_loop(Exec(), CosLoopConfig{1, 0, 10, 1}, out), std::invalid_argument);

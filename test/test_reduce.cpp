@@ -116,8 +116,8 @@ TYPED_TEST(Reduce, TableRowPolicies) {
 }
 
 TEST(ReduceApi, BadPoliciesThrow) {
-  using Exec = Kokkos::DefaultExecutionSpace;
-  Kokkos::View<double*> x("x", 100), y("y", 101);
+  using Exec = ExecutionSpace;
+  Kokkos::View<double*, DeviceType> x("x", 100), y("y", 101);
   EXPECT_THROW(reduce_sum(Exec(), x, ReducePolicy{0, 4, 1, 0}), std::invalid_argument);
   EXPECT_THROW(reduce_sum(Exec(), x, ReducePolicy{1, 0, 1, 0}), std::invalid_argument);
   EXPECT_THROW(reduce_sum(Exec(), x, ReducePolicy{1, 4, -1, 0}), std::invalid_argument);
@@ -145,8 +145,8 @@ TEST(ReduceApi, FallbackRule) {
 
 // A table row the backend rejects (team size past its limit) is an error naming the row.
 TEST(ReduceApi, InvalidTableRowNamesItsLine) {
-  using Exec = Kokkos::DefaultExecutionSpace;
-  Kokkos::View<double*> x("x", 100);
+  using Exec = ExecutionSpace;
+  Kokkos::View<double*, DeviceType> x("x", 100);
   ReduceTable t;
   t.source = "bad.table";
   ReduceTableRow row;
@@ -417,7 +417,7 @@ TEST(ReduceTableSelection, CommittedTablesParse) {
 // tuned reduction must use KPS_REDUCE_TABLE's rows) or "fallback-warning" (a foreign table:
 // warned about, not used). Unset: nothing to check beyond a consistent tuned policy.
 TEST(ReduceTableSelection, ActiveProcessTable) {
-  using Exec = Kokkos::DefaultExecutionSpace;
+  using Exec = ExecutionSpace;
   const char* expect = std::getenv("KPS_TEST_REDUCE_TABLE_EXPECT");
   const ReduceTableSelection& s = active_reduce_table(KPS_IMPL_REDUCE_TABLE_DIR);
   for (std::size_t n : {std::size_t(0), std::size_t(1000), std::size_t(1) << 20}) {

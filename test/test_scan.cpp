@@ -110,21 +110,21 @@ TYPED_TEST(Scan, SmallTiles) {
 }
 
 TEST(ScanApi, MismatchedLengthsThrow) {
-  Kokkos::View<int*> a("a", 10), b("b", 11);
-  EXPECT_THROW(exclusive_scan(Kokkos::DefaultExecutionSpace(), a, b), std::invalid_argument);
-  EXPECT_THROW(inclusive_scan(Kokkos::DefaultExecutionSpace(), a, b, ScanAlgorithm::blelloch), std::invalid_argument);
+  Kokkos::View<int*, DeviceType> a("a", 10), b("b", 11);
+  EXPECT_THROW(exclusive_scan(ExecutionSpace(), a, b), std::invalid_argument);
+  EXPECT_THROW(inclusive_scan(ExecutionSpace(), a, b, ScanAlgorithm::blelloch), std::invalid_argument);
 }
 
 TEST(ScanApi, BadPoliciesThrow) {
-  Kokkos::View<int*> a("a", 100);
+  Kokkos::View<int*, DeviceType> a("a", 100);
   ScanOptions o;
   o.single_pass = {64, 7};
-  EXPECT_THROW(exclusive_scan(Kokkos::DefaultExecutionSpace(), a, a, ScanAlgorithm::single_pass, o),
+  EXPECT_THROW(exclusive_scan(ExecutionSpace(), a, a, ScanAlgorithm::single_pass, o),
                std::invalid_argument);
   o = {};
   for (int tile : {1000, 1, -4}) {
     o.tile.tile = tile;
-    EXPECT_THROW(exclusive_scan(Kokkos::DefaultExecutionSpace(), a, a, ScanAlgorithm::blelloch, o),
+    EXPECT_THROW(exclusive_scan(ExecutionSpace(), a, a, ScanAlgorithm::blelloch, o),
                  std::invalid_argument);
   }
 }

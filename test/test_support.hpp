@@ -13,9 +13,11 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "kps/execution_space.hpp"
+
 namespace kps::test {
 
-/// Every enabled host execution space, plus the default one where it is a device.
+/// Every enabled host execution space, plus kps' own (kps::ExecutionSpace) where it is a device.
 using ExecSpaces = std::tuple<
 #if defined(KOKKOS_ENABLE_OPENMP)
     Kokkos::OpenMP,
@@ -26,7 +28,7 @@ using ExecSpaces = std::tuple<
 #if defined(KOKKOS_ENABLE_SERIAL)
     Kokkos::Serial,
 #endif
-    Kokkos::DefaultExecutionSpace>;
+    kps::ExecutionSpace>;
 
 /// Calls f(Exec{}) for each distinct execution space of ExecSpaces.
 template <class F, std::size_t I = 0, class... Seen>

@@ -87,6 +87,9 @@ def bench_env(bench):
 
 
 def machine_name(ctx):
+    """results/<machine>: the GPU model and backend, or host-<backend> (the context's backend is
+    the space kps-bench runs, so the serial preset's run of a CPU is host-serial, its OpenMP
+    run host-openmp)."""
     backend = ctx.get("backend", "unknown")
     device = ctx.get("device", platform.node())
     if backend.lower() == "cuda":
@@ -194,7 +197,7 @@ def environment_section(docs):
     keys = ["backend", "device", "device_compute_capability", "device_compute_units", "device_clock_mhz",
             "device_memory_clock_mhz", "device_driver", "nvidia_smi_driver", "nvidia_smi_sm_clock",
             "nvidia_smi_sm_clock_max", "nvidia_smi_mem_clock", "kokkos_version", "kokkos_backends",
-            "kokkos_default_execution_space", "kokkos_concurrency", "compiler", "kps_version", "kps_git_revision",
+            "kokkos_default_execution_space", "kps_execution_space", "kokkos_concurrency", "compiler", "kps_version", "kps_git_revision",
             "host_name", "num_cpus", "mhz_per_cpu", "date", "library_version"]
     rows = [(k, ctx[k]) for k in keys if k in ctx]
     return "## Environment\n\n" + kpsjson.markdown_table(["", "value"], rows) + "\n"

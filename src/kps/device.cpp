@@ -5,6 +5,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "kps/execution_space.hpp"
 #include "kps/impl/kokkos_compat.hpp"
 
 #include "kps_revision.h"  // KPS_GIT_REVISION, written at build time (cmake/kps_revision.cmake)
@@ -62,8 +63,11 @@ std::map<std::string, std::string> environment() {
       {"kps_git_revision", KPS_GIT_REVISION},
       {"kokkos_version", impl::kokkos_version_string()},
       {"kokkos_backends", kokkos_backends()},
+      // Kokkos' default and the space kps runs (kps/execution_space.hpp), which differ in a
+      // build with KPS_EXECUTION_SPACE set; the backend, concurrency and device are kps' space's.
       {"kokkos_default_execution_space", Kokkos::DefaultExecutionSpace::name()},
-      {"kokkos_concurrency", std::to_string(Kokkos::DefaultExecutionSpace().concurrency())},
+      {"kps_execution_space", ExecutionSpace::name()},
+      {"kokkos_concurrency", std::to_string(ExecutionSpace().concurrency())},
       {"compiler", compiler()},
       {"backend", d.backend},
       {"device", d.name},

@@ -9,9 +9,9 @@
 
 namespace kps {
 
-/// The device Kokkos::DefaultExecutionSpace runs on.
+/// The device kps::ExecutionSpace (kps/execution_space.hpp) runs on.
 struct DeviceInfo {
-  std::string backend;             ///< Kokkos' name of the default execution space ("Cuda", "OpenMP", ...)
+  std::string backend;             ///< Kokkos' name of kps::ExecutionSpace ("Cuda", "OpenMP", "Serial", ...)
   std::string name;                ///< GPU or CPU model
   int compute_units = 0;           ///< SMs on a GPU, hardware threads on a CPU
   std::size_t memory_bytes = 0;    ///< device memory (GPU) or physical memory (CPU)
@@ -22,10 +22,10 @@ struct DeviceInfo {
   std::size_t l2_bytes = 0;        ///< last-level cache visible to the device, 0 where unknown
 };
 
-/// Describes the default execution space's device (Kokkos must be initialized).
+/// Describes kps::ExecutionSpace's device (Kokkos must be initialized).
 DeviceInfo device_info();
 
-/// Before Kokkos::initialize: an empty string when the default execution space can run on
+/// Before Kokkos::initialize: an empty string when kps::ExecutionSpace can run on
 /// this machine, else a one-line reason (for example: a CUDA build and no GPU visible).
 std::string preflight();
 

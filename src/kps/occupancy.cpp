@@ -273,6 +273,66 @@ long long waves(const OccupancyResult& r, long long blocks, int sms) {
   return (blocks + per_wave - 1) / per_wave;
 }
 
+namespace {
+
+// The most dynamic shared memory a block of k may have under a launch limit of `max_dynamic`:
+// static and dynamic together stay within the device's per-block limit.
+std::size_t dynamic_cap(const DeviceLimits& d, const KernelResources& k, std::size_t max_dynamic) {
+  if (max_dynamic > d.smem_per_block_optin)
+    throw std::invalid_argument("a block may ask for at most " + format_bytes(d.smem_per_block_optin) +
+                                " of dynamic shared memory on cc " + d.capability() + ", not " +
+                                format_bytes(max_dynamic));
+  return std::min(max_dynamic, d.smem_per_block_optin - std::min(k.static_smem, d.smem_per_block_optin));
+}
+
+}  // namespace
+
+int fewest_blocks_by_shared_memory(const DeviceLimits& d, const KernelResources& k, std::size_t max_dynamic) {
+  KernelResources most = k;
+  most.dynamic_smem = std::max(k.dynamic_smem, dynamic_cap(d, k, max_dynamic));
+  return occupancy(d, most).blocks_per_sm;
+}
+
+std::size_t scratch_bytes_for_blocks(const DeviceLimits& d, const KernelResources& k, int blocks,
+                                     std::size_t max_dynamic) {
+  if (blocks < 1) throw std::invalid_argument("blocks per SM must be at least 1 (got " + std::to_string(blocks) + ")");
+  if (k.dynamic_smem > max_dynamic)
+    throw std::invalid_argument("the kernel's own " + format_bytes(k.dynamic_smem) +
+                                " of dynamic shared memory is over the launch's limit of " + format_bytes(max_dynamic));
+  const OccupancyResult natural = occupancy(d, k);
+  if (natural.blocks_per_sm == blocks) return 0;
+  if (natural.blocks_per_sm < blocks) {
+    std::string limited_by;
+    for (const std::string& l : natural.limiters) limited_by += (limited_by.empty() ? "" : ", ") + l;
+    throw std::invalid_argument("no shared memory gives " + std::to_string(blocks) + " blocks per SM: the kernel " +
+                                "holds at most " + std::to_string(natural.blocks_per_sm) + " (limited by " +
+                                limited_by + ")");
+  }
+  const int fewest = fewest_blocks_by_shared_memory(d, k, max_dynamic);
+  if (fewest > blocks)
+    throw std::invalid_argument("no shared memory gives " + std::to_string(blocks) + " blocks per SM: blocks of at " +
+                                "most " + format_bytes(max_dynamic) + " of dynamic shared memory leave at least " +
+                                std::to_string(fewest) + " per SM on cc " + d.capability());
+  // Allocations A (multiples of the unit) with floor(C / A) == blocks: C / (blocks + 1) < A <= C / blocks.
+  const std::size_t capacity = natural.smem_capacity, unit = d.smem_allocation_unit;
+  const std::size_t lo = round_up(capacity / static_cast<std::size_t>(blocks + 1) + 1, unit);
+  const std::size_t hi = capacity / static_cast<std::size_t>(blocks) / unit * unit;
+  if (lo > hi)
+    throw std::invalid_argument("no block size in units of " + std::to_string(unit) + " B gives exactly " +
+                                std::to_string(blocks) + " blocks in " + format_bytes(capacity));
+  const std::size_t middle = lo + (hi - lo) / unit / 2 * unit;
+  const std::size_t own = k.static_smem + k.dynamic_smem + d.smem_reserved_per_block;
+  // own <= middle: the kernel's own allocation holds more than `blocks` (checked above).
+  const std::size_t extra = std::min(middle - own, dynamic_cap(d, k, max_dynamic) - k.dynamic_smem);
+  KernelResources check = k;
+  check.dynamic_smem += extra;
+  const OccupancyResult r = occupancy(d, check);
+  if (r.blocks_per_sm != blocks)  // the arithmetic above and the model disagree: a bug, not an input
+    throw std::logic_error("scratch_bytes_for_blocks: " + std::to_string(extra) + " bytes give " +
+                           std::to_string(r.blocks_per_sm) + " blocks per SM, not " + std::to_string(blocks));
+  return extra;
+}
+
 std::string explain_waves(const OccupancyResult& r, long long blocks, int sms) {
   const long long n = waves(r, blocks, sms);
   const long long per_wave = static_cast<long long>(sms) * r.blocks_per_sm;

@@ -122,6 +122,25 @@ long long waves(const OccupancyResult& result, long long blocks, int sms);
 /// "29 blocks on 28 SMs x 1 block per SM = 28 per wave -> 2 waves"
 std::string explain_waves(const OccupancyResult& result, long long blocks, int sms);
 
+/// Shared memory to add to a block of `kernel` (whose own static and dynamic shared memory
+/// count) so that exactly `blocks` blocks fit an SM: how a portable program lowers its
+/// occupancy (Kokkos team scratch, seed 003's sweep in studies/occupancy). The block's
+/// allocation lands in the middle of the range where `blocks` fit and `blocks + 1` do not, so
+/// that a few bytes the caller did not count cannot move the count. 0 where the kernel already
+/// holds exactly `blocks` per SM. `max_dynamic_smem`: the most dynamic shared memory a block of
+/// the launch may ask for, the kernel's own included (Kokkos asks for at most the default
+/// per-block limit, 48 KB: it does not opt in to more); static and dynamic together stay within
+/// the device's per-block limit. std::invalid_argument when the other
+/// resources hold fewer than `blocks` blocks, or when blocks of at most `max_dynamic_smem` are
+/// too small to leave as few as `blocks` (see fewest_blocks_by_shared_memory).
+std::size_t scratch_bytes_for_blocks(const DeviceLimits& device, const KernelResources& kernel, int blocks,
+                                     std::size_t max_dynamic_smem);
+
+/// The fewest blocks per SM that shared memory can leave: the kernel's blocks with their
+/// dynamic shared memory raised to `max_dynamic_smem`.
+int fewest_blocks_by_shared_memory(const DeviceLimits& device, const KernelResources& kernel,
+                                   std::size_t max_dynamic_smem);
+
 /// "36 KB" for whole kibibytes, else "36865 B".
 std::string format_bytes(std::size_t bytes);
 

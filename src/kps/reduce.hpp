@@ -20,6 +20,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "kps/device_reduce.hpp"
+#include "kps/execution_space.hpp"
 #include "kps/reduce_table.hpp"
 #include "kps/types.hpp"
 
@@ -86,8 +87,9 @@ struct TunedPolicy {
 
 template <class T, class Exec>
 TunedPolicy tuned_policy(const Exec& exec, std::size_t n) {
-  // Tables describe the default execution space's device; other spaces use the rule.
-  if constexpr (std::is_same_v<Exec, Kokkos::DefaultExecutionSpace>) {
+  // Tables describe the device of kps' execution space (kps/execution_space.hpp); other spaces
+  // use the rule.
+  if constexpr (std::is_same_v<Exec, ExecutionSpace>) {
     const ReduceTableSelection& s = active_reduce_table(KPS_IMPL_REDUCE_TABLE_DIR);
     if (s.table)
       if (const ReduceTableRow* row = s.table->find(type_name<T>(), n))
@@ -111,7 +113,7 @@ auto with_tuned(const TunedPolicy& t, F&& f) {
 }  // namespace impl
 
 /// The policy kps::reduce_sum(exec, x) and kps::dot(exec, x, y) use for n elements of T:
-/// the lookup table's row for (T, n) when Exec is the default execution space and its device
+/// the lookup table's row for (T, n) when Exec is kps::ExecutionSpace and its device
 /// has a table, else the fallback rule.
 template <class T, class Exec>
 ReducePolicy tuned_reduce_policy(const Exec& exec, std::size_t n) {

@@ -19,6 +19,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "kps/device.hpp"
+#include "kps/execution_space.hpp"
 
 // Where the installed tables go (configured install prefix) and where the source tree keeps
 // them; set by src/CMakeLists.txt.
@@ -121,7 +122,7 @@ bool is_file(const std::string& path) {
 
 ReduceDevice current_reduce_device() {
   const DeviceInfo info = device_info();
-  return {info.name, Kokkos::DefaultExecutionSpace::name(), Kokkos::DefaultExecutionSpace().concurrency()};
+  return {info.name, ExecutionSpace::name(), ExecutionSpace().concurrency()};
 }
 
 std::string reduce_table_slug(const ReduceDevice& device) {

@@ -65,14 +65,14 @@ struct ReduceTableRow {
   int line = 0;          ///< line in the file, for messages
 };
 
-/// What a table must match to be used: the device the default execution space runs on.
+/// What a table must match to be used: the device kps::ExecutionSpace runs on.
 struct ReduceDevice {
   std::string name;     ///< kps::DeviceInfo::name
   std::string backend;  ///< Kokkos' name of the execution space ("Cuda", "OpenMP", ...)
   int concurrency = 0;  ///< Kokkos' concurrency of the execution space
 };
 
-/// The device of Kokkos::DefaultExecutionSpace (Kokkos must be initialized).
+/// The device of kps::ExecutionSpace (kps/execution_space.hpp; Kokkos must be initialized).
 ReduceDevice current_reduce_device();
 
 /// "nvidia-h100-80gb-hbm3-cuda": the file name (without ".table") of a device's table.
@@ -118,7 +118,7 @@ ReduceTableSelection select_reduce_table(const std::optional<std::string>& env, 
 /// including project's kps package points at), the configured install folder, the source tree.
 std::vector<std::string> reduce_table_dirs(const std::string& first = {});
 
-/// The selection for this process (Kokkos' default execution space), made once on first use
+/// The selection for this process (kps::ExecutionSpace), made once on first use
 /// from KPS_REDUCE_TABLE and reduce_table_dirs(first_dir); prints its warning once on stderr.
 /// Thread-safe; an error (missing explicit file, malformed table) is thrown on every call.
 const ReduceTableSelection& active_reduce_table(const std::string& first_dir = {});

@@ -1,9 +1,13 @@
 """Occupancy study analysis: Google Benchmark JSON -> the seed-004 tables on this GPU (blocks,
 threads, time, measured and predicted waves, and the model's explanation), the sweeps across
 each wave boundary with the model's steps, and the runtime's occupancy calculator against the
-model. Reads only the JSON (the model's counters were written by the benchmarks)."""
+model; then seed 003's time against occupancy (occupancy_curve/...): per kernel a table of
+blocks per SM, occupancy, warps per scheduler, measured and predicted time, the measured
+plateau against the predicted one, and a plot. Reads only the JSON (the models' counters were
+written by the benchmarks)."""
 import os
 import re
+import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
@@ -44,6 +48,13 @@ def agrees(p):
 
 
 def analyze(records, ctx, outdir):
+    return "\n".join(part for part in (waves_section(records, ctx, outdir), curve_section(records, ctx, outdir)) if part)
+
+
+def waves_section(records, ctx, outdir):
+    pts = points(records)
+    if not pts:  # the occupancy curve alone
+        return "\n".join(part for part in ("## Occupancy study\n", kpsjson.failures_markdown(records, "occupancy")) if part)
     md = ["## Occupancy study\n",
           "Every block spins a fixed number of clock cycles (`clock64()`, 2^21 = about 1 ms), so a launch takes "
           "waves x that time: `waves` measured = time / the same kernel's one-block time. `pred` is the occupancy "
@@ -51,9 +62,6 @@ def analyze(records, ctx, outdir):
           "cudaFuncGetAttributes reports for the kernel that ran. Blocks are written relative to the SM count "
           "(`sm+1` = 133 on an H100).\n"]
     md.append(kpsjson.failures_markdown(records, "occupancy"))
-    pts = points(records)
-    if not pts:
-        return "\n".join(part for part in md if part)
     gpu = any("predicted_waves" in p for p in pts)
     if not gpu:
         rows = [[p["blocks_name"], int(p["blocks"]), p["threads"], kpsjson.fmt(p["measured_ms"]),
@@ -168,3 +176,119 @@ def levers(ok):
                                           "measured blocks/SM", "measured occupancy", "blocks/SM Kokkos aims at"],
                                          rows) + "\n")
     return "\n".join(part for part in md if part)
+
+
+# Seed 003: time against occupancy (bench/occupancy_curve_bench.cpp).
+CURVE = re.compile(r"occupancy_curve/(?:(?P<cos>cos)/(?P<math>\w+)|(?P<reduce>reduce)/(?P<type>\w+)/(?P<n>\d+))"
+                   r"/threads:(?P<threads>\d+)/blocks_per_sm:(?P<blocks>\d+)")
+PLATEAU_TOLERANCE = 0.05  # the measured plateau: the lowest occupancy within 5 % of the best time
+
+
+def curves(records):
+    """{curve key: points sorted by blocks per SM}; key ('cos', math, threads) or ('reduce', type, n, threads)."""
+    out = {}
+    for r in records:
+        m = CURVE.match(r["name"])
+        if m and "error" not in r:
+            key = ("cos", m["math"], int(m["threads"])) if m["cos"] else ("reduce", m["type"], int(m["n"]),
+                                                                         int(m["threads"]))
+            out.setdefault(key, []).append(dict(r, blocks=int(m["blocks"])))
+    return {k: sorted(v, key=lambda p: p["blocks"]) for k, v in sorted(out.items())}
+
+
+def curve_title(key):
+    if key[0] == "cos":
+        return f"cos loop, {key[1]}, {key[2]} threads per team"
+    return f"reduction, {key[1]}, N = {kpsjson.pow2(key[2])}, {key[3]} threads per team"
+
+
+def measured_plateau(points):
+    """The point of lowest occupancy (blocks per SM where there is no occupancy) whose time is
+    within PLATEAU_TOLERANCE of the curve's best."""
+    best = min(p["measured_ms"] for p in points)
+    within = [p for p in points if p["measured_ms"] <= best * (1 + PLATEAU_TOLERANCE)]
+    return min(within, key=lambda p: (p.get("occupancy", p["blocks"]), p["blocks"]))
+
+
+def percent(x):
+    return f"{100 * x:.1f} %"
+
+
+def curve_section(records, ctx, outdir):
+    md = [kpsjson.failures_markdown(records, "occupancy_curve")]
+    all_curves = curves(records)
+    if not all_curves:
+        return "\n".join(part for part in md if part)
+    md.insert(0, "### Seed 003: time against occupancy\n\n"
+              "One wave of b teams per SM (league b x SMs, the same work at every b), the occupancy set "
+              "through Kokkos team scratch chosen with the occupancy model (`held` = the blocks per SM the "
+              "model, and the CUDA runtime for the kernel Kokkos launches, allow with that scratch; where "
+              "scratch cannot go that low, the league alone sets b: Kokkos asks for at most 48 KB per team, "
+              "which leaves 4 per SM on an H100). `pred`: the cos loop's latency model (calibrated on one "
+              "warp alone and one 1024-thread team) and the reduction's Little's law (calibrated on its "
+              "lowest and highest point). Measured plateau: the lowest occupancy within "
+              f"{PLATEAU_TOLERANCE:.0%} of the best time.\n")
+    plots = {}
+    for key, points in all_curves.items():
+        gpu = all("predicted_ms" in p for p in points)
+        reduce_ = key[0] == "reduce"
+        md.append(f"#### {curve_title(key)}\n")
+        if not gpu:
+            header = ["teams per core", "ms"] + (["GB/s"] if reduce_ else [])
+            rows = [[p["blocks"], kpsjson.fmt(p["measured_ms"])] + ([kpsjson.fmt(p.get("GB/s"))] if reduce_ else [])
+                    for p in points]
+            md.append("Host backend (teams are OS threads; no occupancy, no model claims).\n\n" +
+                      kpsjson.markdown_table(header, rows) + "\n")
+            continue
+        header = ["blocks/SM", "held (model / runtime)", "occupancy", "warps/scheduler", "ms"] + \
+            (["GB/s", "pred GB/s"] if reduce_ else []) + ["pred ms", "err"]
+        rows = []
+        for p in points:
+            runtime = int(p["blocks_per_sm_runtime"]) if "blocks_per_sm_runtime" in p else "—"
+            rows.append([p["blocks"], f"{int(p['blocks_per_sm_model'])} / {runtime}", percent(p["occupancy"]),
+                         int(p["warps_per_scheduler"]), kpsjson.fmt(p["measured_ms"])] +
+                        ([kpsjson.fmt(p.get("GB/s")), kpsjson.fmt(p.get("predicted_GBps"))] if reduce_ else []) +
+                        [kpsjson.fmt(p["predicted_ms"]), f"{100 * p['prediction_error']:+.1f} %"])
+        md.append(kpsjson.markdown_table(header, rows) + "\n")
+        plateau = measured_plateau(points)
+        predicted = statistics.median(p["predicted_plateau_occupancy"] for p in points)
+        predicted_warps = statistics.median(p["predicted_plateau_warps_per_scheduler"] for p in points)
+        md.append(f"measured plateau: {percent(plateau['occupancy'])} ({plateau['blocks']} blocks per SM, "
+                  f"{int(plateau['warps_per_scheduler'])} warps per scheduler); predicted plateau: "
+                  f"{percent(predicted)} ({predicted_warps:.2f} warps per scheduler)\n")
+        md.append(curve_constants(key, points) + "\n")
+        if reduce_:
+            group, y, ylabel = ("reduce", key[1], key[2]), "GB/s", "GB/s"
+            predicted_y = "predicted_GBps"
+        else:
+            group, y, ylabel = ("cos", key[2]), "measured_ms", "ms"
+            predicted_y = "predicted_ms"
+        label = f"threads:{key[3]}" if reduce_ else key[1]
+        plot = plots.setdefault(group, {"series": {}, "ylabel": ylabel, "marks": []})
+        plot["series"][f"{label} measured"] = [(p["occupancy"], p.get(y)) for p in points]
+        plot["series"][f"{label} predicted"] = [(p["occupancy"], p.get(predicted_y)) for p in points]
+        plot["marks"].append((plateau["occupancy"], plateau.get(y), f"{label}: measured plateau"))
+    for group, plot in plots.items():
+        if group[0] == "reduce":
+            png = f"occupancy_curve_reduce_{group[1]}_{group[2]}.png"
+            title = f"Reduction ({group[1]}, N = {kpsjson.pow2(group[2])}): bandwidth against occupancy"
+        else:
+            png = f"occupancy_curve_cos_{group[1]}.png"
+            title = f"Cos loop ({group[1]} threads per team, same work): time against occupancy"
+        if kpsjson.plot_lines(os.path.join(outdir, png), plot["series"], "occupancy (active warps / max warps)",
+                              plot["ylabel"], title, logx=False, marks=plot["marks"]):
+            md.append(f"![{title}]({os.path.basename(outdir)}/{png})\n")
+    return "\n".join(part for part in md if part)
+
+
+def curve_constants(key, points):
+    """The calibrated constants the predictions come from (the same on every point of a curve)."""
+    p = points[0]
+    if key[0] == "reduce":
+        return (f"Little's law: {p['calibration_per_block_GBps']:.0f} GB/s per block per SM (b = 1), ceiling "
+                f"{p['calibration_ceiling_GBps']:.0f} GB/s -> plateau at "
+                f"{p['predicted_plateau_blocks_per_sm']:.2f} blocks per SM.")
+    shape = "sharp knee: max(Z + D, n D)" if p.get("model_sharp_knee") else "queueing (mean value analysis)"
+    return (f"Latency model ({shape}): Z + D = {p['calibration_latency_ns'] + p['calibration_issue_ns']:.1f} ns, "
+            f"D = {p['calibration_issue_ns']:.2f} ns per iteration -> knee at (Z + D) / D = "
+            f"{p['predicted_plateau_warps_per_scheduler']:.2f} warps per scheduler.")

@@ -1,5 +1,5 @@
-// kps/cuda/cuda_device.cpp — device description and pre-flight check when the default
-// execution space is Kokkos::Cuda. Every CUDA call is checked.
+// kps/cuda/cuda_device.cpp — device description and pre-flight check when kps' execution
+// space (kps::ExecutionSpace) is Kokkos::Cuda. Every CUDA call is checked.
 #include <string>
 
 #include <cuda_runtime.h>
@@ -7,13 +7,14 @@
 #include <Kokkos_Core.hpp>
 
 #include "kps/device.hpp"
+#include "kps/execution_space.hpp"
 
 namespace kps {
 
 DeviceInfo device_info() {
   DeviceInfo d;
-  d.backend = Kokkos::DefaultExecutionSpace::name();
-  const int dev = Kokkos::DefaultExecutionSpace().cuda_device();
+  d.backend = ExecutionSpace::name();
+  const int dev = ExecutionSpace().cuda_device();
   cudaDeviceProp p{};
   if (cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
     d.name = "unknown CUDA device";

@@ -1,5 +1,5 @@
-// kps/host/host_device.cpp — device description when the default execution space is a host
-// backend (Serial, OpenMP, Threads): the CPU model and memory from /proc on Linux.
+// kps/host/host_device.cpp — device description when kps' execution space (kps::ExecutionSpace)
+// is a host backend (Serial, OpenMP, Threads): the CPU model and memory from /proc on Linux.
 #include <fstream>
 #include <string>
 #include <thread>
@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "kps/device.hpp"
+#include "kps/execution_space.hpp"
 
 namespace kps {
 
@@ -27,7 +28,7 @@ std::string proc_field(const char* file, const std::string& key) {
 
 DeviceInfo device_info() {
   DeviceInfo d;
-  d.backend = Kokkos::DefaultExecutionSpace::name();
+  d.backend = ExecutionSpace::name();
   d.name = proc_field("/proc/cpuinfo", "model name");
   if (d.name.empty()) d.name = "unknown CPU";
   d.compute_units = static_cast<int>(std::thread::hardware_concurrency());

@@ -1,0 +1,441 @@
+// bench/occupancy_curve_bench.cpp — seed 003's claim measured: time against occupancy for a
+// compute-bound and a memory-bound kernel, with the occupancy set portably through Kokkos team
+// scratch, and the models' prediction of the occupancy beyond which nothing is gained.
+//   occupancy_curve/cos/<math>/threads:128/blocks_per_sm:<b>         the latency study's cos
+//       loop (impl::CosLoop, one chain), b = 1..16;
+//   occupancy_curve/reduce/int32/<N>/threads:<T>/blocks_per_sm:<b>   the reduction's kernel
+//       (impl::ReduceKernel, 16 items per thread, even share of tiles), T = 128, 256,
+//       b = 1..2048/T.
+// Every point is one wave of b x SMs teams, so b teams run on every SM. The team scratch is
+// chosen with the occupancy model (scratch_bytes_for_blocks: the kernel's registers, Kokkos'
+// static and dynamic shared memory, the reserved 1 KB) so that b teams fit an SM and b + 1 do
+// not, which makes the placement even (no SM can take more than b). Kokkos asks for at most
+// the default 48 KB of shared memory per team, which leaves at least 4 teams per SM on an
+// H100; below that the scratch keeps that floor and the one-wave league alone sets b (the
+// distributor spreads one wave evenly: latency/cuda/placement). The functors do not touch
+// their scratch: asking for it is what limits the occupancy.
+// The work is the same at every b: the cos loop runs (iterations x 2048/T) / b iterations per
+// team (the --kps_iterations option), the reduction adds N elements (--kps_sizes).
+// Counters: blocks_per_sm (requested), on a GPU blocks_per_sm_model (the occupancy model's
+// limit with the scratch) and blocks_per_sm_runtime (cudaOccupancyMaxActiveBlocksPerMultiprocessor
+// on the kernel Kokkos launches), occupancy, warps_per_scheduler, measured_ms, GB/s (reduction),
+// and the models (kps/occupancy_curve.hpp): predicted_ms, prediction_error = predicted /
+// measured - 1, predicted_plateau_occupancy and their calibrated constants, so the analysis
+// recomputes everything from the JSON. Cos loop: the latency model calibrated, as in the
+// latency study, on one warp alone and one 1024-thread team (kps::cos_loop, same process).
+// Reduction: Little's law calibrated on the lowest (b = 1) and highest point of its curve.
+// Every result is checked: every thread's cos sum against one thread alone, the sum against an
+// exact host reference. On host backends a few points run without model claims.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+#include "checks.hpp"
+#include "common.hpp"
+#include "kps/cuda/kokkos_attributes.hpp"
+#include "kps/device_reduce.hpp"
+#include "kps/latency.hpp"
+#include "kps/latency_model.hpp"
+#include "kps/occupancy.hpp"
+#include "kps/occupancy_curve.hpp"
+
+namespace kps::bench {
+// Named (not anonymous): nvcc cannot launch kernels on lambdas of anonymous namespaces.
+namespace occupancy_curve_fixtures {
+
+using Policy = Kokkos::TeamPolicy<Exec>;
+using Sums = Kokkos::View<int*, Exec::memory_space>;
+using Data = decltype(random_view<std::int32_t>(std::string(), 0, 0));
+using Load = impl::SumLoad<std::int32_t>;
+template <CosMath Math>
+using Cos = impl::CosLoop<Exec, 1, Math>;
+template <int V>
+using Reduce = impl::ReduceKernel<Exec, std::int32_t, V, Load>;
+
+constexpr int cos_team_size = 128;  // 4 warps: one per scheduler, b teams = b warps per scheduler
+constexpr int reduce_items = 16;    // 4 loads of 16 bytes per thread and tile: few enough in flight
+                                    // per warp that the bandwidth follows the warps resident
+constexpr int host_points = 2;      // blocks_per_sm 1 and 2 on host backends
+constexpr std::size_t host_scratch = 1024;  // host teams run the same launch with a token of scratch
+
+enum class Kernel { cos_accurate, cos_fast, reduce };
+
+/// One point of a curve.
+struct Point {
+  Kernel kernel;
+  int team_size;
+  int blocks;          // requested blocks (teams) per SM
+  int top;             // the curve's highest blocks per SM (2048 / team size on a GPU)
+  std::size_t n = 0;   // reduction: elements
+};
+
+CosMath math_of(Kernel k) { return k == Kernel::cos_fast ? CosMath::fast : CosMath::accurate; }
+
+int league_of(const Options& o, const Point& p) { return p.blocks * o.device.compute_units; }
+
+/// Cos loop iterations per team: the curve's work (top teams per SM x --kps_iterations) split
+/// over the point's teams, so that every point does the same work (to the nearest iteration).
+long long cos_iterations(const Options& o, const Point& p) {
+  return static_cast<long long>(std::llround(static_cast<double>(o.iterations) * p.top / p.blocks));
+}
+
+/// The reduction's vector width for data x (16-byte loads where aligned), as kps::reduce_sum picks it.
+int vector_width(const Data& x, int team_size) {
+  return impl::validate<Exec, std::int32_t>(Exec(), ReducePolicy{team_size, reduce_items, 1, 0}, x.extent(0),
+                                            Load{x.data()})
+      .vector_width;
+}
+
+Policy policy(int league, int team_size, std::size_t scratch) {
+  Policy p(Exec(), league, team_size);
+  if (scratch > 0) p.set_scratch_size(0, Kokkos::PerTeam(scratch));
+  return p;
+}
+
+void launch_cos(CosMath math, const Policy& p, long long iterations, const Sums& out) {
+  if (math == CosMath::fast) {
+    if constexpr (has_fast_cos<Exec>)
+      return Kokkos::parallel_for("kps::bench::occupancy_curve::cos", p, Cos<CosMath::fast>{out, iterations});
+    throw std::invalid_argument(std::string("occupancy curve: the ") + Exec::name() + " backend has no fast cos");
+  }
+  Kokkos::parallel_for("kps::bench::occupancy_curve::cos", p, Cos<CosMath::accurate>{out, iterations});
+}
+
+std::int32_t launch_reduce(const Policy& p, const Data& x, int v) {
+  std::int32_t sum = 0;
+  auto run = [&](auto width) {
+    constexpr int V = decltype(width)::value;
+    Kokkos::parallel_reduce("kps::bench::occupancy_curve::reduce", p,
+                            Reduce<V>{Load{x.data()}, x.extent(0), reduce_items / V}, sum);
+  };
+  switch (v) {
+    case 4: run(std::integral_constant<int, 4>{}); break;
+    case 2: run(std::integral_constant<int, 2>{}); break;
+    default: run(std::integral_constant<int, 1>{}); break;
+  }
+  return sum;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the occupancy model needs of the kernels Kokkos launches (CUDA builds).
+
+/// Dynamic shared memory Kokkos' CUDA team launches ask for besides the scratch: (team size +
+/// 2) doubles for team reductions and broadcasts (Kokkos_Cuda_Parallel_Team.hpp, m_shmem_begin;
+/// parallel_reduce of a scalar adds nothing: it reduces with shuffles). blocks_per_sm_runtime
+/// checks it on the GPU.
+std::size_t kokkos_team_shmem(int team_size) { return sizeof(double) * (static_cast<std::size_t>(team_size) + 2); }
+
+/// The kernel as the occupancy model sees it, and the runtime's count for it.
+struct Resources {
+  KernelResources kernel;  // registers, static shared memory, Kokkos' dynamic shared memory
+  int runtime_blocks = -1; // cudaOccupancyMaxActiveBlocksPerMultiprocessor with the scratch; -1: unknown
+};
+
+#if defined(KOKKOS_ENABLE_CUDA)
+// Templates on the execution space E, instantiated only where kps runs on Kokkos::Cuda (a CUDA
+// build may run a host space: KPS_EXECUTION_SPACE).
+namespace cuda_side {
+
+template <class E, class Functor>
+using ForLaunch = Kokkos::Impl::CudaParallelLaunch<Kokkos::Impl::ParallelFor<Functor, Kokkos::TeamPolicy<E>, Kokkos::Cuda>,
+                                                   typename Kokkos::TeamPolicy<E>::launch_bounds>;
+
+#if KOKKOS_VERSION >= 40100
+// The driver Kokkos 4.1+ builds for parallel_reduce(policy, functor, int32 result)
+// (Kokkos_Parallel_Reduce.hpp, ParallelReduceAdaptor::execute_impl).
+template <class E, class Functor>
+using ReduceDriver = Kokkos::Impl::ParallelReduce<
+    Kokkos::Impl::CombinedFunctorReducer<
+        Functor, typename Kokkos::Impl::FunctorAnalysis<Kokkos::Impl::FunctorPatternInterface::REDUCE,
+                                                        Kokkos::TeamPolicy<E>, Functor, std::int32_t>::Reducer>,
+    Kokkos::TeamPolicy<E>, Kokkos::Cuda>;
+template <class E, class Functor>
+using ReduceLaunch =
+    Kokkos::Impl::CudaParallelLaunch<ReduceDriver<E, Functor>, typename Kokkos::TeamPolicy<E>::launch_bounds>;
+#endif
+
+/// The runtime's blocks per SM for the kernel behind Launch (Kokkos' get_kernel_func), -1
+/// where this Kokkos' launch layer does not expose it.
+template <class Launch>
+auto runtime_blocks(int threads, std::size_t dynamic, int) -> decltype(Launch::get_kernel_func(), int()) {
+  int blocks = 0;
+  const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, Launch::get_kernel_func(), threads, dynamic);
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("cudaOccupancyMaxActiveBlocksPerMultiprocessor: ") + cudaGetErrorString(e));
+  return blocks;
+}
+template <class Launch>
+int runtime_blocks(int, std::size_t, long) {
+  return -1;
+}
+
+template <class Launch>
+Resources of(int registers, std::size_t static_smem, int team_size, std::size_t scratch) {
+  Resources r;
+  r.kernel = KernelResources{team_size, registers, static_smem, kokkos_team_shmem(team_size)};
+  r.runtime_blocks = runtime_blocks<Launch>(team_size, r.kernel.dynamic_smem + scratch, 0);
+  return r;
+}
+
+template <class E>
+Resources cos_resources(CosMath math, int team_size, std::size_t scratch) {
+  auto get = [&](auto functor) {
+    using F = decltype(functor);
+    const kps::cuda::KernelAttributes a = kps::cuda::kokkos_team_for_attributes<F, Kokkos::TeamPolicy<E>>(E());
+    return of<ForLaunch<E, F>>(a.registers, a.static_smem, team_size, scratch);
+  };
+  return math == CosMath::fast ? get(impl::CosLoop<E, 1, CosMath::fast>{})
+                               : get(impl::CosLoop<E, 1, CosMath::accurate>{});
+}
+
+template <class E>
+Resources reduce_resources(int v, int team_size, std::size_t scratch) {
+#if KOKKOS_VERSION >= 40100
+  auto get = [&](auto width) {
+    using L = ReduceLaunch<E, impl::ReduceKernel<E, std::int32_t, decltype(width)::value, Load>>;
+    const cudaFuncAttributes a = kps::cuda::impl::func_attributes<L>(E().cuda_device(), 0);
+    return of<L>(a.numRegs, a.sharedSizeBytes, team_size, scratch);
+  };
+  switch (v) {
+    case 4: return get(std::integral_constant<int, 4>{});
+    case 2: return get(std::integral_constant<int, 2>{});
+    default: return get(std::integral_constant<int, 1>{});
+  }
+#else
+  (void)v, (void)team_size, (void)scratch;
+  throw std::runtime_error("occupancy curve: reading the registers of a Kokkos reduction kernel needs Kokkos 4.1 or "
+                           "later (cuobjdump --dump-resource-usage kps-bench shows them)");
+#endif
+}
+
+}  // namespace cuda_side
+#endif
+
+/// The kernel of a point with `scratch` bytes of team scratch (GPU backends).
+template <class E = Exec>
+Resources resources(const Point& p, int v, std::size_t scratch) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<E, Kokkos::Cuda>)
+    return p.kernel == Kernel::reduce ? cuda_side::reduce_resources<E>(v, p.team_size, scratch)
+                                      : cuda_side::cos_resources<E>(math_of(p.kernel), p.team_size, scratch);
+#endif
+  (void)p, (void)v, (void)scratch;
+  throw std::invalid_argument("occupancy curve: no kernel resources on this backend");
+}
+
+/// The point's team scratch: exactly `blocks` teams per SM where shared memory can make it so,
+/// else the fewest it can (the one-wave league sets the rest); none where the kernel holds
+/// `blocks` or fewer by itself (more than it holds take a second wave, which the counters show).
+/// Host backends: a token.
+std::size_t scratch_for(const Options& o, const Point& p, int v) {
+  if (o.host) return host_scratch;
+  const DeviceLimits& limits = limits_for(o.device.compute_capability);
+  const KernelResources k = resources(p, v, 0).kernel;
+  if (p.blocks >= occupancy(limits, k).blocks_per_sm) return 0;
+  const std::size_t most = limits.smem_per_block;  // Kokkos does not opt in to more (sharedMemPerBlock)
+  return scratch_bytes_for_blocks(limits, k, std::max(p.blocks, fewest_blocks_by_shared_memory(limits, k, most)), most);
+}
+
+// ---------------------------------------------------------------------------------------------
+// References and calibrations, once per process.
+
+int cos_reference(long long iterations, CosMath math) {
+  static std::map<std::pair<long long, int>, int> cache;
+  const auto key = std::make_pair(iterations, static_cast<int>(math));
+  const auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  return cache[key] = cos_chain_reference(Exec(), iterations, 1, math);
+}
+
+/// The latency model of the one-chain cos loop, calibrated on the latency study's two named
+/// points (threads:32/teams:1: one warp alone; threads:1024/teams:1: 8 warps per scheduler,
+/// saturated), launched through kps::cos_loop as latency_bench.cpp does.
+const LatencyModel& cos_model(const Options& o, CosMath math) {
+  static std::map<int, LatencyModel> cache;
+  const auto it = cache.find(static_cast<int>(math));
+  if (it != cache.end()) return it->second;
+  constexpr int saturated = 1024;
+  Sums out("kps::bench::occupancy_curve::calibration", saturated);
+  auto per_iteration = [&](int threads) {
+    const CosLoopConfig cfg{1, threads, o.iterations, 1, math};
+    return median_seconds(Exec(), [&] { cos_loop(Exec(), cfg, out); }, 5) / static_cast<double>(o.iterations);
+  };
+  const DeviceLimits& limits = limits_for(o.device.compute_capability);
+  const LatencyDevice dev{o.device.compute_units, limits.sub_partitions, limits.warp_size};
+  const double t1 = per_iteration(32), tn = per_iteration(saturated);
+  return cache[static_cast<int>(math)] =
+             calibrate_latency_model(t1, busiest_scheduler_warps(dev, 1, saturated), tn, expected_saturation(math));
+}
+
+/// The input of a reduction of n elements: the reduction study's values (integers in [0, 8),
+/// a pure function of the seed and the index, so the same at every point of one n).
+Data reduce_input(std::size_t n) { return random_view<std::int32_t>("kps::bench::occupancy_curve::x", n, 777 + n); }
+
+/// The exact sum of reduce_input(x.extent(0)), once per n.
+long double reduce_reference(const Data& x) {
+  static std::map<std::size_t, long double> cache;
+  const auto it = cache.find(x.extent(0));
+  if (it != cache.end()) return it->second;
+  const std::vector<std::int32_t> h = to_host(x);
+  return cache[x.extent(0)] = static_cast<long double>(std::accumulate(h.begin(), h.end(), std::int64_t{0}));
+}
+
+/// Little's law for one reduction curve (team size, N), calibrated on its lowest point (b = 1)
+/// and its highest (the most teams the kernel holds per SM, at most the curve's top), each the
+/// median of 5 launches in this process.
+const BandwidthModel& reduce_model(const Options& o, const Point& p, const Data& x, int v, int highest) {
+  static std::map<std::pair<int, std::size_t>, BandwidthModel> cache;
+  const auto key = std::make_pair(p.team_size, p.n);
+  const auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  auto bandwidth = [&](int blocks) {
+    Point at = p;
+    at.blocks = blocks;
+    const Policy pol = policy(league_of(o, at), at.team_size, scratch_for(o, at, v));
+    return static_cast<double>(p.n * sizeof(std::int32_t)) /
+           median_seconds(Exec(), [&] { launch_reduce(pol, x, v); }, 5);
+  };
+  return cache[key] = calibrate_bandwidth_model(1, bandwidth(1), bandwidth(highest));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void run(benchmark::State& state, const Options& o, const Point& p) {
+  const Exec exec;
+  try {
+    const int league = league_of(o, p);
+    const Data x = p.kernel == Kernel::reduce ? reduce_input(p.n) : Data();
+    const int v = p.kernel == Kernel::reduce ? vector_width(x, p.team_size) : 1;
+    const std::size_t scratch = scratch_for(o, p, v);
+    const Policy pol = policy(league, p.team_size, scratch);
+    const long long iterations = p.kernel == Kernel::reduce ? 0 : cos_iterations(o, p);
+    Sums out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::occupancy_curve::out"),
+             p.kernel == Kernel::reduce ? 0 : static_cast<std::size_t>(league) * p.team_size);
+    std::int32_t sum = 0;
+    auto launch = [&] {
+      if (p.kernel == Kernel::reduce)
+        sum = launch_reduce(pol, x, v);
+      else
+        launch_cos(math_of(p.kernel), pol, iterations, out);
+    };
+    std::vector<double> times;
+    launch();  // warm-up
+    for (auto _ : state) {
+      exec.fence();
+      Kokkos::Timer timer;
+      launch();
+      exec.fence();
+      times.push_back(timer.seconds());
+      state.SetIterationTime(times.back());
+    }
+    if (p.kernel == Kernel::reduce) {
+      const std::string error = compare_scalar(sum, reduce_reference(x), p.n);
+      if (!error.empty()) return fail(state, "reduce: " + error);
+      set_rates(state, p.n, static_cast<double>(p.n * sizeof(std::int32_t)));
+    } else {
+      const int want = cos_reference(iterations, math_of(p.kernel));
+      auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+      for (std::size_t t = 0; t < got.extent(0); ++t)
+        if (got(t) != want)
+          return fail(state, "cos: thread " + std::to_string(t) + " computed " + std::to_string(got(t)) +
+                                 ", one thread alone computes " + std::to_string(want));
+      state.counters["iterations_per_team"] = static_cast<double>(iterations);
+    }
+    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+    const double measured = times[times.size() / 2];
+    state.counters["blocks_per_sm"] = p.blocks;
+    state.counters["team_size"] = p.team_size;
+    state.counters["league"] = league;
+    state.counters["scratch_bytes"] = static_cast<double>(scratch);
+    state.counters["measured_ms"] = measured * 1e3;
+    if (o.host) return;  // the models describe GPUs; host points are reported without them
+
+    const DeviceLimits& limits = limits_for(o.device.compute_capability);
+    const Resources res = resources(p, v, scratch);
+    KernelResources k = res.kernel;
+    k.dynamic_smem += scratch;
+    const OccupancyResult occ = occupancy(limits, k);
+    const int resident = std::min(p.blocks, occ.blocks_per_sm);
+    const LatencyDevice dev{o.device.compute_units, limits.sub_partitions, limits.warp_size};
+    const int warps_per_block = occ.warps_per_block;
+    state.counters["registers"] = k.registers_per_thread;
+    state.counters["static_smem_bytes"] = static_cast<double>(k.static_smem);
+    state.counters["dynamic_smem_bytes"] = static_cast<double>(k.dynamic_smem);
+    state.counters["blocks_per_sm_model"] = occ.blocks_per_sm;
+    if (res.runtime_blocks >= 0) state.counters["blocks_per_sm_runtime"] = res.runtime_blocks;
+    state.counters["occupancy"] = static_cast<double>(resident * warps_per_block) / limits.max_warps_per_sm;
+    state.counters["warps_per_scheduler"] = busiest_scheduler_warps(dev, resident, p.team_size);
+
+    double predicted = 0, plateau_warps_per_scheduler = 0;
+    if (p.kernel == Kernel::reduce) {
+      const int highest = std::min(p.top, occupancy(limits, res.kernel).blocks_per_sm);
+      const BandwidthModel& m = reduce_model(o, p, x, v, highest);
+      const double bandwidth = predict_bandwidth(m, resident);
+      predicted = static_cast<double>(p.n * sizeof(std::int32_t)) / bandwidth;
+      const double plateau_blocks = bandwidth_plateau_blocks(m);
+      plateau_warps_per_scheduler = plateau_blocks * warps_per_block / limits.sub_partitions;
+      state.counters["calibration_per_block_GBps"] = m.per_block / 1e9;
+      state.counters["calibration_ceiling_GBps"] = m.ceiling / 1e9;
+      state.counters["predicted_GBps"] = bandwidth / 1e9;
+      state.counters["predicted_plateau_blocks_per_sm"] = plateau_blocks;
+    } else {
+      const LatencyModel& m = cos_model(o, math_of(p.kernel));
+      predicted = predict_latency_seconds(m, dev, LatencyLaunch{league, p.team_size, iterations, occ.blocks_per_sm});
+      plateau_warps_per_scheduler = latency_knee_warps(m);
+      state.counters["calibration_latency_ns"] = m.latency * 1e9;
+      state.counters["calibration_issue_ns"] = m.issue * 1e9;
+      state.counters["model_sharp_knee"] = m.saturation == Saturation::bound ? 1 : 0;
+    }
+    state.counters["predicted_plateau_warps_per_scheduler"] = plateau_warps_per_scheduler;
+    state.counters["predicted_plateau_occupancy"] =
+        occupancy_of_scheduler_warps(plateau_warps_per_scheduler, limits.sub_partitions, limits.max_warps_per_sm);
+    state.counters["predicted_ms"] = predicted * 1e3;
+    state.counters["prediction_error"] = predicted / measured - 1;
+  } catch (const std::exception& e) {
+    fail(state, e.what());
+  }
+}
+
+void register_occupancy_curve(const Options& o) {
+  const std::string prefix = "occupancy_curve/";
+  auto blocks_name = [](const Point& p) {
+    return "/threads:" + std::to_string(p.team_size) + "/blocks_per_sm:" + std::to_string(p.blocks);
+  };
+  // The curves go up to 2048 threads per SM (64 warps: Volta, A100, Hopper); on a GPU whose SMs
+  // hold fewer, the points past its limit take a second wave, which their counters show.
+  constexpr int sm_threads = 2048;
+  auto top_of = [&](int team_size) { return o.host ? host_points : sm_threads / team_size; };
+
+  std::vector<CosMath> maths{CosMath::accurate};
+  if (has_fast_cos<Exec>) maths.push_back(CosMath::fast);
+  const int cos_team = o.host ? std::min(cos_team_size, Policy(1, 1).team_size_max(Cos<CosMath::accurate>{},
+                                                                                    Kokkos::ParallelForTag{}))
+                              : cos_team_size;
+  for (CosMath math : maths)
+    for (int b = 1; b <= top_of(cos_team); ++b) {
+      const Point p{math == CosMath::fast ? Kernel::cos_fast : Kernel::cos_accurate, cos_team, b, top_of(cos_team)};
+      add(prefix + "cos/" + to_string(math) + blocks_name(p), [o, p](benchmark::State& s) { run(s, o, p); })
+          ->Unit(benchmark::kMillisecond);
+    }
+
+  if (!o.wants("int32")) return;
+  std::vector<int> teams{128, 256};
+  if (o.host) teams = {std::min(128, impl::reduce_team_size_limit<Exec, std::int32_t>(Exec()))};
+  for (std::size_t n : o.sizes) {
+    const std::string suffix = "reduce/int32/" + std::to_string(n);
+    require_memory(o, prefix + suffix, n, n * sizeof(std::int32_t));
+    for (int t : teams)
+      for (int b = 1; b <= top_of(t); ++b) {
+        const Point p{Kernel::reduce, t, b, top_of(t), n};
+        add(prefix + suffix + blocks_name(p), [o, p](benchmark::State& s) { run(s, o, p); })
+            ->Unit(benchmark::kMillisecond);
+      }
+  }
+}
+
+}  // namespace occupancy_curve_fixtures
+KPS_BENCH_REGISTER(occupancy_curve_fixtures::register_occupancy_curve);
+}  // namespace kps::bench
