@@ -230,13 +230,37 @@ Resources resources(const Point& p, int v, std::size_t scratch) {
 /// else the fewest it can (the one-wave league sets the rest); none where the kernel holds
 /// `blocks` or fewer by itself (more than it holds take a second wave, which the counters show).
 /// Host backends: a token.
+/// The largest team scratch, at most `wanted`, with which Kokkos still admits the point's team
+/// size: Kokkos 4.6 checks team_size_max(functor, tag) with the scratch against its own
+/// reading of the shared memory, which refuses scratch the occupancy model (and the hardware)
+/// would fit: measured on an H100, scratch for 1-5 teams per SM was refused. Below that floor
+/// the one-wave league alone sets the teams per SM (scratch_bytes counter).
+std::size_t accepted_scratch(const Point& p, std::size_t wanted) {
+  const auto admits = [&](std::size_t bytes) {
+    const Policy pol = policy(1, p.team_size, bytes);
+    const int most = p.kernel == Kernel::reduce
+                         ? pol.team_size_max(Reduce<1>{Load{nullptr}, 0, 1}, Kokkos::ParallelReduceTag())
+                         : pol.team_size_max(Cos<CosMath::accurate>{Sums(), 0}, Kokkos::ParallelForTag());
+    return most >= p.team_size;
+  };
+  if (wanted == 0 || admits(wanted)) return wanted;
+  std::size_t lo = 0, hi = wanted;  // admits(lo), !admits(hi)
+  while (hi - lo > 128) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    (admits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
 std::size_t scratch_for(const Options& o, const Point& p, int v) {
   if (o.host) return host_scratch;
   const DeviceLimits& limits = limits_for(o.device.compute_capability);
   const KernelResources k = resources(p, v, 0).kernel;
   if (p.blocks >= occupancy(limits, k).blocks_per_sm) return 0;
   const std::size_t most = limits.smem_per_block;  // Kokkos does not opt in to more (sharedMemPerBlock)
-  return scratch_bytes_for_blocks(limits, k, std::max(p.blocks, fewest_blocks_by_shared_memory(limits, k, most)), most);
+  const std::size_t wanted =
+      scratch_bytes_for_blocks(limits, k, std::max(p.blocks, fewest_blocks_by_shared_memory(limits, k, most)), most);
+  return accepted_scratch(p, wanted);
 }
 
 // ---------------------------------------------------------------------------------------------
