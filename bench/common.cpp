@@ -97,17 +97,7 @@ void fail(benchmark::State& state, const std::string& why) {
 bool any_failure() { return failed; }
 
 double median_seconds(const Exec& exec, const std::function<void()>& f, int reps) {
-  std::vector<double> t;
-  f();  // warm-up
-  for (int i = 0; i < reps; ++i) {
-    exec.fence();
-    Kokkos::Timer timer;
-    f();
-    exec.fence();
-    t.push_back(timer.seconds());
-  }
-  std::nth_element(t.begin(), t.begin() + reps / 2, t.end());
-  return t[reps / 2];
+  return interleaved_median_seconds(exec, {f}, reps)[0];
 }
 
 std::vector<double> interleaved_median_seconds(const Exec& exec, const std::vector<std::function<void()>>& fs,

@@ -3,6 +3,7 @@
 // and the figures of merit (GB/s from the bytes each kernel must move).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -63,16 +64,22 @@ void require_memory(const Options& o, const std::string& name, std::size_t n, st
 void fail(benchmark::State& state, const std::string& why);
 bool any_failure();
 
-/// Times one call of f per iteration with fences around it (manual time).
+/// Times one call of f per iteration with fences around it (manual time); returns the median
+/// of the iterations' times (0 when the loop did not run).
 template <class F>
-void timed_loop(benchmark::State& state, const Exec& exec, F&& f) {
+double timed_loop(benchmark::State& state, const Exec& exec, F&& f) {
+  std::vector<double> times;
   for (auto _ : state) {
     exec.fence();
     Kokkos::Timer timer;
     f();
     exec.fence();
-    state.SetIterationTime(timer.seconds());
+    times.push_back(timer.seconds());
+    state.SetIterationTime(times.back());
   }
+  if (times.empty()) return 0;
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  return times[times.size() / 2];
 }
 
 /// Median seconds of `reps` timed calls of f (for peers measured inside a benchmark).

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "cos_calibration.hpp"
 #include "kps/cuda/kokkos_attributes.hpp"
 #include "kps/cuda/native_kernels.hpp"
 #include "kps/latency.hpp"
@@ -25,7 +26,7 @@
 namespace kps::bench {
 namespace latency_fixtures {
 
-using Sums = Kokkos::View<int*, Exec::memory_space>;
+using Sums = CosSums;
 
 enum class Impl { kokkos, cuda };
 const char* to_string(Impl i) { return i == Impl::kokkos ? "kokkos" : "cuda"; }
@@ -36,20 +37,6 @@ void launch(Impl which, const CosLoopConfig& cfg, const Sums& out) {
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) return kps::cuda::cos_loop_native(Exec(), cfg, out.data());
 #endif
   throw std::invalid_argument("latency bench: no native twin on this backend");
-}
-
-/// Median seconds of `reps` launches (after one warm-up).
-double median_launch_seconds(Impl which, const CosLoopConfig& cfg, const Sums& out, int reps) {
-  return median_seconds(Exec(), [&] { launch(which, cfg, out); }, reps);
-}
-
-/// One thread's result, computed alone by the portable kernel, cached per (iterations, chains, math).
-int reference(long long iterations, int chains, CosMath math) {
-  static std::map<std::tuple<long long, int, int>, int> cache;
-  const auto key = std::make_tuple(iterations, chains, static_cast<int>(math));
-  const auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  return cache[key] = cos_chain_reference(Exec(), iterations, chains, math);
 }
 
 /// Registers per thread of the kernel a launch runs (0 where unknown: host backends).
@@ -74,25 +61,13 @@ int registers(Impl which, int chains, CosMath math) {
 }
 
 /// The model of one kernel (impl, math, chains), calibrated once per process on its two named points.
-struct Calibration {
-  LatencyModel model;
-  int saturated_threads = 0;
-};
-
-const Calibration& calibration(Impl which, CosMath math, int chains, long long iterations) {
-  static std::map<std::tuple<int, int, int>, Calibration> cache;
+const LatencyModel& calibration(Impl which, CosMath math, int chains, long long iterations) {
+  static std::map<std::tuple<int, int, int>, LatencyModel> cache;
   const auto key = std::make_tuple(static_cast<int>(which), static_cast<int>(math), chains);
   const auto it = cache.find(key);
   if (it != cache.end()) return it->second;
-  Calibration c;
-  c.saturated_threads = 1024;
-  Sums out("kps::bench::latency::calibration", c.saturated_threads);
-  const double t1 = median_launch_seconds(which, CosLoopConfig{1, 32, iterations, chains, math}, out, 5) / iterations;
-  const double tn =
-      median_launch_seconds(which, CosLoopConfig{1, c.saturated_threads, iterations, chains, math}, out, 5) / iterations;
-  c.model = calibrate_latency_model(t1, busiest_scheduler_warps(LatencyDevice{}, 1, c.saturated_threads), tn,
-                                    expected_saturation(math));
-  return cache[key] = c;
+  return cache[key] = calibrate_cos_model([which](const CosLoopConfig& cfg, const Sums& out) { launch(which, cfg, out); },
+                                          LatencyDevice{}, math, chains, iterations);
 }
 
 struct Point {
@@ -110,24 +85,14 @@ void run(benchmark::State& state, const Options& o, const Point& p) {
   CosLoopConfig cfg{p.teams_per_sm == 0 ? 1 : p.teams_per_sm * sms, p.team_size, o.iterations, p.chains, p.math};
   try {
     Sums out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::latency::out"), cos_loop_threads(cfg));
-    std::vector<double> times;
     launch(p.impl, cfg, out);  // warm-up
-    for (auto _ : state) {
-      exec.fence();
-      Kokkos::Timer timer;
-      launch(p.impl, cfg, out);
-      exec.fence();
-      times.push_back(timer.seconds());
-      state.SetIterationTime(times.back());
-    }
-    const int want = reference(cfg.iterations, cfg.chains, cfg.math);
+    const double measured = timed_loop(state, exec, [&] { launch(p.impl, cfg, out); });
+    const int want = cos_reference(cfg.iterations, cfg.chains, cfg.math);
     auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
     for (std::size_t t = 0; t < got.extent(0); ++t)
       if (got(t) != want)
         return fail(state, std::string(to_string(p.impl)) + ": thread " + std::to_string(t) + " computed " +
                                std::to_string(got(t)) + ", one thread alone computes " + std::to_string(want));
-    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-    const double measured = times[times.size() / 2];
     state.counters["team_size"] = cfg.team_size;
     state.counters["league"] = cfg.league;
     state.counters["chains"] = cfg.chains;
@@ -135,21 +100,21 @@ void run(benchmark::State& state, const Options& o, const Point& p) {
     state.counters["ns_per_iteration"] = measured / cfg.iterations * 1e9;
     if (o.host) return;  // the model describes GPUs; host points are reported without it
 
-    const Calibration& c = calibration(p.impl, p.math, p.chains, cfg.iterations);
+    const LatencyModel& model = calibration(p.impl, p.math, p.chains, cfg.iterations);
     const int regs = registers(p.impl, p.chains, p.math);
     const DeviceLimits limits = limits_for(o.device.compute_capability);
     const OccupancyResult occ = occupancy(limits, KernelResources{cfg.team_size, regs, 0, 0});
     const LatencyDevice dev{sms, limits.sub_partitions, limits.warp_size};
     const LatencyLaunch l{cfg.league, cfg.team_size, cfg.iterations, occ.blocks_per_sm};
-    const double predicted = predict_latency_seconds(c.model, dev, l);
+    const double predicted = predict_latency_seconds(model, dev, l);
     const long long in_first_wave = std::min<long long>(cfg.league, static_cast<long long>(sms) * occ.blocks_per_sm);
     state.counters["registers"] = regs;
     state.counters["blocks_per_sm"] = occ.blocks_per_sm;
     state.counters["waves"] = static_cast<double>(latency_waves(dev, l));
     state.counters["warps_per_scheduler"] = busiest_scheduler_warps(dev, (in_first_wave + sms - 1) / sms, cfg.team_size);
-    state.counters["calibration_latency_ns"] = c.model.latency * 1e9;
-    state.counters["calibration_issue_ns"] = c.model.issue * 1e9;
-    state.counters["model_sharp_knee"] = c.model.saturation == Saturation::bound ? 1 : 0;
+    state.counters["calibration_latency_ns"] = model.latency * 1e9;
+    state.counters["calibration_issue_ns"] = model.issue * 1e9;
+    state.counters["model_sharp_knee"] = model.saturation == Saturation::bound ? 1 : 0;
     state.counters["predicted_ms"] = predicted * 1e3;
     state.counters["measured_ms"] = measured * 1e3;
     state.counters["prediction_error"] = predicted / measured - 1;

@@ -162,23 +162,13 @@ void run(benchmark::State& state, const Options& o, const Launch& l) {
   const Exec exec;
   try {
     Ticks out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::occupancy::out"), l.blocks);
-    std::vector<double> times;
     launch(o, l, out);  // warm-up
-    for (auto _ : state) {
-      exec.fence();
-      Kokkos::Timer timer;
-      launch(o, l, out);
-      exec.fence();
-      times.push_back(timer.seconds());
-      state.SetIterationTime(times.back());
-    }
+    const double measured = timed_loop(state, exec, [&] { launch(o, l, out); });
     auto spun = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
     for (long long b = 0; b < l.blocks; ++b)
       if (spun(b) < spin_ticks(o))
         return fail(state, "block " + std::to_string(b) + " spun " + std::to_string(spun(b)) + " ticks, fewer than " +
                                std::to_string(spin_ticks(o)));
-    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-    const double measured = times[times.size() / 2];
     const double unit = one_block_seconds(o, l);
     state.counters["threads_per_block"] = l.threads;
     state.counters["blocks"] = static_cast<double>(l.blocks);

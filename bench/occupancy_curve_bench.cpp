@@ -35,6 +35,7 @@
 
 #include "checks.hpp"
 #include "common.hpp"
+#include "cos_calibration.hpp"
 #include "kps/cuda/kokkos_attributes.hpp"
 #include "kps/device_reduce.hpp"
 #include "kps/latency.hpp"
@@ -47,7 +48,7 @@ namespace kps::bench {
 namespace occupancy_curve_fixtures {
 
 using Policy = Kokkos::TeamPolicy<Exec>;
-using Sums = Kokkos::View<int*, Exec::memory_space>;
+using Sums = CosSums;
 using Data = decltype(random_view<std::int32_t>(std::string(), 0, 0));
 using Load = impl::SumLoad<std::int32_t>;
 template <CosMath Math>
@@ -266,32 +267,16 @@ std::size_t scratch_for(const Options& o, const Point& p, int v) {
 // ---------------------------------------------------------------------------------------------
 // References and calibrations, once per process.
 
-int cos_reference(long long iterations, CosMath math) {
-  static std::map<std::pair<long long, int>, int> cache;
-  const auto key = std::make_pair(iterations, static_cast<int>(math));
-  const auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  return cache[key] = cos_chain_reference(Exec(), iterations, 1, math);
-}
-
-/// The latency model of the one-chain cos loop, calibrated on the latency study's two named
-/// points (threads:32/teams:1: one warp alone; threads:1024/teams:1: 8 warps per scheduler,
-/// saturated), launched through kps::cos_loop as latency_bench.cpp does.
+/// The latency model of the one-chain cos loop (cos_calibration.hpp: the latency study's two
+/// named points, launched through kps::cos_loop), once per math.
 const LatencyModel& cos_model(const Options& o, CosMath math) {
   static std::map<int, LatencyModel> cache;
   const auto it = cache.find(static_cast<int>(math));
   if (it != cache.end()) return it->second;
-  constexpr int saturated = 1024;
-  Sums out("kps::bench::occupancy_curve::calibration", saturated);
-  auto per_iteration = [&](int threads) {
-    const CosLoopConfig cfg{1, threads, o.iterations, 1, math};
-    return median_seconds(Exec(), [&] { cos_loop(Exec(), cfg, out); }, 5) / static_cast<double>(o.iterations);
-  };
   const DeviceLimits& limits = limits_for(o.device.compute_capability);
   const LatencyDevice dev{o.device.compute_units, limits.sub_partitions, limits.warp_size};
-  const double t1 = per_iteration(32), tn = per_iteration(saturated);
-  return cache[static_cast<int>(math)] =
-             calibrate_latency_model(t1, busiest_scheduler_warps(dev, 1, saturated), tn, expected_saturation(math));
+  return cache[static_cast<int>(math)] = calibrate_cos_model(
+             [](const CosLoopConfig& cfg, const Sums& out) { cos_loop(Exec(), cfg, out); }, dev, math, 1, o.iterations);
 }
 
 /// The input of a reduction of n elements: the reduction study's values (integers in [0, 8),
@@ -345,22 +330,14 @@ void run(benchmark::State& state, const Options& o, const Point& p) {
       else
         launch_cos(math_of(p.kernel), pol, iterations, out);
     };
-    std::vector<double> times;
     launch();  // warm-up
-    for (auto _ : state) {
-      exec.fence();
-      Kokkos::Timer timer;
-      launch();
-      exec.fence();
-      times.push_back(timer.seconds());
-      state.SetIterationTime(times.back());
-    }
+    const double measured = timed_loop(state, exec, launch);
     if (p.kernel == Kernel::reduce) {
       const std::string error = compare_scalar(sum, reduce_reference(x), p.n);
       if (!error.empty()) return fail(state, "reduce: " + error);
       set_rates(state, p.n, static_cast<double>(p.n * sizeof(std::int32_t)));
     } else {
-      const int want = cos_reference(iterations, math_of(p.kernel));
+      const int want = cos_reference(iterations, 1, math_of(p.kernel));
       auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
       for (std::size_t t = 0; t < got.extent(0); ++t)
         if (got(t) != want)
@@ -368,8 +345,6 @@ void run(benchmark::State& state, const Options& o, const Point& p) {
                                  ", one thread alone computes " + std::to_string(want));
       state.counters["iterations_per_team"] = static_cast<double>(iterations);
     }
-    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-    const double measured = times[times.size() / 2];
     state.counters["blocks_per_sm"] = p.blocks;
     state.counters["team_size"] = p.team_size;
     state.counters["league"] = league;
