@@ -19,10 +19,23 @@
 
 namespace kps {
 
+/// How the single-pass scan moves a tile between memory and its threads' registers.
+enum class TileLoad {
+  automatic,  ///< direct (staging was no faster on the H100: studies/scan/NOTES.md)
+  /// Each thread reads its consecutive elements straight into registers (16-byte loads when
+  /// aligned): neighbouring threads touch addresses items_per_thread elements apart.
+  direct,
+  /// The team reads and writes the tile in 16-byte vectors with neighbouring threads on
+  /// neighbouring addresses (coalesced), and transposes it through team scratch (CUB's
+  /// BLOCK_LOAD_TRANSPOSE); costs tile-sized scratch and two barriers.
+  staged,
+};
+
 /// Tuning knobs of the single-pass scan: a tile is team_size * items_per_thread elements.
 struct SinglePassPolicy {
   int team_size = 0;         ///< threads per team; 0: the backend's default (see below)
   int items_per_thread = 0;  ///< consecutive elements per thread, one of 8, 16, 32, 256; 0: default
+  TileLoad load = TileLoad::automatic;
 };
 
 /// Knobs of the tile scans built on a team algorithm.
@@ -219,7 +232,77 @@ struct ThreadItems {
   }
 };
 
-template <class Exec, class T, int Items, bool Exclusive>
+/// A tile staged in team scratch: element e of the tile sits at e + pad(e), one 16-byte pad
+/// after every eight 16-byte vectors, so that both the coalesced accesses (thread t on vector
+/// j * team_size + t) and the blocked ones (thread t on its Items consecutive elements) spread
+/// over the shared-memory banks.
+template <class T, int Items>
+struct StagedTile {
+  static constexpr int per_vector = 16 / sizeof(T);
+  static constexpr int vectors_per_thread = Items / per_vector;
+  static_assert(Items % per_vector == 0, "kps: staged tiles hold whole 16-byte vectors per thread");
+  using Vector = typename ThreadItems<T, Items>::Vector;
+
+  T* base;  // 16-byte aligned
+
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t bytes(int team_size) {
+    const std::size_t vectors = std::size_t(team_size) * vectors_per_thread;
+    return (vectors + vectors / 8 + 1) * 16;
+  }
+  KOKKOS_INLINE_FUNCTION Vector& vector(std::size_t v) const {
+    return reinterpret_cast<Vector*>(base)[v + v / 8];
+  }
+  KOKKOS_INLINE_FUNCTION T& element(std::size_t e) const {
+    return base[e + e / (8 * per_vector) * per_vector];
+  }
+
+  /// Reads src[0, valid) of a tile of team_size * Items elements, coalesced; zeros past valid.
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void read(const Member& team, const T* src, std::size_t valid) const {
+    const int ts = team.team_size(), rank = team.team_rank();
+    const std::size_t tile = std::size_t(ts) * Items;
+    if (valid == tile && reinterpret_cast<std::uintptr_t>(src) % 16 == 0) {
+      for (int j = 0; j < vectors_per_thread; ++j) {
+        const std::size_t v = std::size_t(j) * ts + rank;
+        vector(v) = reinterpret_cast<const Vector*>(src)[v];
+      }
+    } else {
+      for (std::size_t e = rank; e < tile; e += ts) element(e) = e < valid ? src[e] : T(0);
+    }
+  }
+
+  /// Writes dst[0, valid) of the tile, coalesced.
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void write(const Member& team, T* dst, std::size_t valid) const {
+    const int ts = team.team_size(), rank = team.team_rank();
+    const std::size_t tile = std::size_t(ts) * Items;
+    if (valid == tile && reinterpret_cast<std::uintptr_t>(dst) % 16 == 0) {
+      for (int j = 0; j < vectors_per_thread; ++j) {
+        const std::size_t v = std::size_t(j) * ts + rank;
+        reinterpret_cast<Vector*>(dst)[v] = vector(v);
+      }
+    } else {
+      for (std::size_t e = rank; e < valid; e += ts) dst[e] = element(e);
+    }
+  }
+
+  /// Thread rank's Items consecutive elements, to and from registers.
+  KOKKOS_INLINE_FUNCTION void get(int rank, ThreadItems<T, Items>& x) const {
+    for (int j = 0; j < vectors_per_thread; ++j) {
+      const Vector w = vector(std::size_t(rank) * vectors_per_thread + j);
+      for (int k = 0; k < per_vector; ++k) x.v[j * per_vector + k] = w.v[k];
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void put(int rank, const ThreadItems<T, Items>& x) const {
+    for (int j = 0; j < vectors_per_thread; ++j) {
+      Vector w;
+      for (int k = 0; k < per_vector; ++k) w.v[k] = x.v[j * per_vector + k];
+      vector(std::size_t(rank) * vectors_per_thread + j) = w;
+    }
+  }
+};
+
+template <class Exec, class T, int Items, bool Exclusive, bool Staged>
 struct SinglePassKernel {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
   const T* in;
@@ -228,73 +311,71 @@ struct SinglePassKernel {
   TileStatus<T> tiles;
   unsigned int* counter;  // 0 at launch; 32-bit: Kokkos' 64-bit atomic_fetch_add is a CAS loop on CUDA
 
-  /// Team scratch: the tile aggregate, the look-back result and one window of predecessors.
+  /// Team scratch: the tile aggregate and, when staged, the tile.
   struct Scratch {
     T aggregate;
-    T prefix;
-    long next;  // nearest predecessor not yet added
-    int done;
+    KOKKOS_INLINE_FUNCTION static constexpr std::size_t head_bytes() { return (sizeof(Scratch) + 15) / 16 * 16; }
     KOKKOS_INLINE_FUNCTION static constexpr std::size_t bytes(int team_size) {
-      return sizeof(Scratch) + std::size_t(team_size) * (sizeof(T) + sizeof(std::uint32_t)) + 16;
+      if constexpr (Staged)
+        return head_bytes() + StagedTile<T, Items>::bytes(team_size) + 16;
+      else
+        return head_bytes() + 16;
     }
-    KOKKOS_INLINE_FUNCTION T* values() { return reinterpret_cast<T*>(this + 1); }
-    KOKKOS_INLINE_FUNCTION std::uint32_t* kinds(int team_size) {
-      return reinterpret_cast<std::uint32_t*>(values() + team_size);
+    KOKKOS_INLINE_FUNCTION T* tile(int) {
+      const std::uintptr_t p = reinterpret_cast<std::uintptr_t>(this) + head_bytes();
+      return reinterpret_cast<T*>((p + 15) / 16 * 16);
     }
   };
 
   /// Publishes the tile's aggregate, finds the sum of everything before the tile and
   /// publishes the tile's inclusive prefix.
   ///
-  /// The look-back reads a window of up to team_size predecessors at once, one per thread,
-  /// then one thread walks the window in scratch from the nearest predecessor: adding
-  /// aggregates, stopping at the first inclusive prefix (done) or at the first predecessor
-  /// that has not published yet (the next window starts there). Only one thread polls: it
-  /// waits until the nearest unread predecessor has published before the window is read, so
-  /// a tile sends one request at a time to the memory system while it waits (a whole team
-  /// polling floods L2 and starves the tiles it waits for). Tile 0 is always inclusive, so
-  /// the walk ends.
-  KOKKOS_INLINE_FUNCTION T look_back(const member_type& team, long tile, T aggregate, Scratch* sh) const {
+  /// The whole team reads a window of team_size predecessors at once (nearest first, one
+  /// status word per thread, neighbouring threads on neighbouring words). A team reduction
+  /// finds the nearest inclusive prefix in the window; the threads whose entries lie before it
+  /// and have not published yet wait for them, in parallel; a second reduction finds the
+  /// nearest inclusive again (a tile waited for may have published its inclusive prefix
+  /// meanwhile) and a third sums the entries up to it. A window with no inclusive prefix adds
+  /// all its aggregates and the next window follows. Every entry waited for is a predecessor
+  /// held by a running team (tile ids come in start order) that publishes its aggregate before
+  /// it looks back itself, so every wait ends; tile 0 is always inclusive, so the walk ends.
+  ///
+  /// Measured on the H100 (studies/scan/NOTES.md): a window walked by one thread made the
+  /// look-back grow with the window; the parallel window is 1.3-1.6x faster on tiles of up to
+  /// 2048 elements. What the look-back still costs is mostly the window read itself: reading
+  /// status words that other SMs are writing, once per tile, doubles the time of the scan
+  /// without look-back; waits, polling scope, delays and occupancy changed nothing measurable.
+  KOKKOS_INLINE_FUNCTION T look_back(const member_type& team, long tile, T aggregate) const {
     const int rank = team.team_rank();
     const int width = team.team_size();
-    if (rank == 0) {
-      tiles.publish(tile, tile == 0 ? tile_inclusive : tile_aggregate, aggregate);
-      sh->prefix = T(0);
-      sh->done = tile == 0;
-      sh->next = tile - 1;
-    }
-    team.team_barrier();
-    T* values = sh->values();
-    std::uint32_t* kinds = sh->kinds(width);
-    while (!sh->done) {
-      const long base = sh->next;
-      if (rank == 0) {
-        T v;
-        std::uint32_t kind;
-        while ((kind = tiles.read(base, v)) == 0) spin_pause();
-        values[0] = v;
-        kinds[0] = kind;
-      } else if (base - rank >= 0) {
-        kinds[rank] = tiles.read(base - rank, values[rank]);
+    if (rank == 0) tiles.publish(tile, tile == 0 ? tile_inclusive : tile_aggregate, aggregate);
+    if (tile == 0) return T(0);
+    T prefix = T(0);
+    long base = tile - 1;  // nearest predecessor not added yet
+    for (;;) {
+      // My entry of the window: predecessor base - rank.
+      T v = T(0);
+      std::uint32_t kind = tile_inclusive;  // before tile 0: never added (tile 0 is inclusive)
+      if (base - rank >= 0) kind = tiles.read(base - rank, v);
+      int nearest = kind == tile_inclusive ? rank : width;  // nearest inclusive prefix in the window
+      team.team_reduce(Kokkos::Min<int>(nearest));
+      if (rank < nearest && kind == 0) {
+        // Wait for my predecessor; it may publish its inclusive prefix meanwhile.
+        do {
+          spin_pause();
+          kind = tiles.read(base - rank, v);
+        } while (kind == 0);
+        if (kind == tile_inclusive) nearest = rank;
       }
-      team.team_barrier();
-      if (rank == 0) {
-        T prefix = sh->prefix;
-        int i = 0;
-        for (; i < width && base - i >= 0 && kinds[i] != 0; ++i) {
-          prefix = values[i] + prefix;
-          if (kinds[i] == tile_inclusive) {
-            sh->done = 1;
-            break;
-          }
-        }
-        sh->prefix = prefix;
-        sh->next = base - i;
-        if (sh->done) tiles.publish(tile, tile_inclusive, prefix + aggregate);
-      }
-      team.team_barrier();
+      team.team_reduce(Kokkos::Min<int>(nearest));
+      T sum = rank <= nearest ? v : T(0);
+      team.team_reduce(Kokkos::Sum<T>(sum));
+      prefix = sum + prefix;
+      if (nearest < width) break;
+      base -= width;
     }
-    return sh->prefix;
+    if (rank == 0) tiles.publish(tile, tile_inclusive, prefix + aggregate);
+    return prefix;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
@@ -307,20 +388,32 @@ struct SinglePassKernel {
         tile);
 
     const int rank = team.team_rank();
-    const std::size_t first = (std::size_t(tile) * team.team_size() + rank) * Items;
+    const int ts = team.team_size();
+    Scratch* sh = static_cast<Scratch*>(team.team_scratch(0).get_shmem(Scratch::bytes(ts)));
+    const std::size_t tile_first = std::size_t(tile) * ts * Items;
+    const std::size_t tile_valid = tile_first < n ? (n - tile_first < std::size_t(ts) * Items ? n - tile_first
+                                                                                            : std::size_t(ts) * Items)
+                                                  : 0;
+    const std::size_t first = tile_first + std::size_t(rank) * Items;
     const std::size_t valid = first < n ? n - first : 0;
     ThreadItems<T, Items> x;
-    x.load(in + first, valid);
+    if constexpr (Staged) {
+      const StagedTile<T, Items> staged{sh->tile(ts)};
+      staged.read(team, in + tile_first, tile_valid);
+      team.team_barrier();
+      staged.get(rank, x);
+    } else {
+      x.load(in + first, valid);
+    }
     for (int j = 1; j < Items; ++j) x.v[j] += x.v[j - 1];
 
     // Exclusive prefix of this thread within the tile, and the tile's aggregate.
-    Scratch* sh = static_cast<Scratch*>(team.team_scratch(0).get_shmem(Scratch::bytes(team.team_size())));
     const T thread_total = x.v[Items - 1];
     const T thread_prefix = team.team_scan(thread_total);
     if (rank == team.team_size() - 1) sh->aggregate = thread_prefix + thread_total;
     team.team_barrier();
     const T aggregate = sh->aggregate;
-    const T tile_prefix = look_back(team, tile, aggregate, sh);
+    const T tile_prefix = look_back(team, tile, aggregate);
 
     const T offset = tile_prefix + thread_prefix;
     if constexpr (Exclusive) {
@@ -330,33 +423,58 @@ struct SinglePassKernel {
     } else {
       for (int j = 0; j < Items; ++j) x.v[j] += offset;
     }
-    x.store(out + first, valid);
+    if constexpr (Staged) {
+      // Every thread read its elements from the staged tile before the barrier on the aggregate.
+      const StagedTile<T, Items> staged{sh->tile(ts)};
+      staged.put(rank, x);
+      team.team_barrier();
+      staged.write(team, out + tile_first, tile_valid);
+    } else {
+      x.store(out + first, valid);
+    }
   }
 };
+
+/// Default team size of the single pass on GPUs (lowered at launch to what fits).
+template <class T>
+constexpr int single_pass_default_team(bool staged) {
+  return staged ? 128 : 256;
+}
 
 /// The single-pass policy with defaults filled in for Exec.
 template <class Exec>
 SinglePassPolicy resolve(SinglePassPolicy p) {
-  // GPUs: 32 items and the largest team up to 512 the kernel can launch (a multiple of 128:
-  // 512 for 4-byte types, 384 for 8-byte ones on an H100, whose registers allow no more), the
-  // best of the H100 sweep (scan_sweep/...): the per-tile cost (look-back, barriers, team
-  // scan) is paid over more data. Team size 0 stays "automatic" until the launch.
+  // GPUs: 32 items per thread, 256 threads per team (lowered at launch to what fits), direct
+  // loads: within 3 % of the best of the H100 sweep for int32 (256 x 16) and the best for
+  // double (scan_sweep/..., studies/scan/NOTES.md). Team size 0 stays "automatic" until the
+  // launch.
+  if (p.load == TileLoad::automatic) p.load = TileLoad::direct;
   if (p.items_per_thread == 0) p.items_per_thread = is_host_space_v<Exec> ? 256 : 32;
   if (p.team_size == 0 && is_host_space_v<Exec>) p.team_size = 1;
   return p;
 }
 
-template <class Exec, class T, int Items, bool Exclusive>
+template <class Exec, class T, int Items, bool Exclusive, bool Staged>
 void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, int team_size,
                         Workspace<Exec>& ws) {
-  using Kernel = SinglePassKernel<Exec, T, Items, Exclusive>;
-  Kokkos::TeamPolicy<Exec> probe(exec, 1, 1);
-  probe.set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::bytes(team_size > 0 ? team_size : 1024)));
-  const int max = probe.team_size_max(Kernel{}, Kokkos::ParallelForTag());
-  if (team_size == 0) team_size = max >= 128 ? (max < 512 ? max : 512) / 128 * 128 : max;
+  using Kernel = SinglePassKernel<Exec, T, Items, Exclusive, Staged>;
+  // The largest team the backend launches with the scratch a team of `ts` threads needs.
+  auto limit = [&](int ts) {
+    Kokkos::TeamPolicy<Exec> probe(exec, 1, 1);
+    probe.set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::bytes(ts)));
+    return probe.team_size_max(Kernel{}, Kokkos::ParallelForTag());
+  };
+  if (team_size == 0) {  // automatic: the largest multiple of 128 up to the default that fits
+    int ts = single_pass_default_team<T>(Staged);
+    while (ts > 1 && limit(ts) < ts) ts = ts > 128 ? ts - 128 : ts / 2;
+    team_size = ts;
+  }
+  const int max = limit(team_size);
   if (team_size > max)
-    throw std::invalid_argument("kps: single_pass scan: team size " + std::to_string(team_size) +
-                                " exceeds the backend's limit of " + std::to_string(max));
+    throw std::invalid_argument("kps: single_pass scan: team size " + std::to_string(team_size) + " with " +
+                                std::to_string(Items) + " items per thread exceeds the backend's limit of " +
+                                std::to_string(max) + " (team scratch " +
+                                std::to_string(Kernel::Scratch::bytes(team_size)) + " bytes)");
   const std::size_t tile_elems = std::size_t(team_size) * Items;
   const std::size_t tiles = (n + tile_elems - 1) / tile_elems;
   if (tiles > std::size_t(2147483647))
@@ -393,18 +511,31 @@ void single_pass_scan(const Exec& exec, const T* in, T* out, std::size_t n, bool
   policy = resolve<Exec>(policy);
   const int ts = policy.team_size;  // 0: automatic (GPUs)
   if (ts < 0) throw std::invalid_argument("kps: single_pass scan: team size must be positive");
-  auto go = [&](auto items) {
+  const bool staged = policy.load == TileLoad::staged;
+  auto go = [&](auto items, auto stage) {
     constexpr int I = decltype(items)::value;
+    constexpr bool S = decltype(stage)::value;
     if (exclusive)
-      launch_single_pass<Exec, T, I, true>(exec, in, out, n, ts, ws);
+      launch_single_pass<Exec, T, I, true, S>(exec, in, out, n, ts, ws);
     else
-      launch_single_pass<Exec, T, I, false>(exec, in, out, n, ts, ws);
+      launch_single_pass<Exec, T, I, false, S>(exec, in, out, n, ts, ws);
+  };
+  auto go_either = [&](auto items) {
+    if (staged)
+      go(items, std::true_type{});
+    else
+      go(items, std::false_type{});
   };
   switch (policy.items_per_thread) {
-    case 8: go(std::integral_constant<int, 8>{}); break;
-    case 16: go(std::integral_constant<int, 16>{}); break;
-    case 32: go(std::integral_constant<int, 32>{}); break;
-    case 256: go(std::integral_constant<int, 256>{}); break;
+    case 8: go_either(std::integral_constant<int, 8>{}); break;
+    case 16: go_either(std::integral_constant<int, 16>{}); break;
+    case 32: go_either(std::integral_constant<int, 32>{}); break;
+    case 256:
+      if (staged)
+        throw std::invalid_argument("kps: single_pass scan: 256 items per thread load directly (a staged tile "
+                                    "that large exceeds team scratch)");
+      go(std::integral_constant<int, 256>{}, std::false_type{});
+      break;
     default:
       throw std::invalid_argument("kps: single_pass scan: items_per_thread must be 8, 16, 32 or 256, got " +
                                   std::to_string(policy.items_per_thread));
