@@ -2,8 +2,10 @@
 // in what kps needs. Nothing here uses an API that Kokkos 4 deprecates.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <Kokkos_Core.hpp>
 
@@ -39,6 +41,31 @@ KOKKOS_INLINE_FUNCTION void spin_pause() {
 #if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__)
   std::this_thread::yield();
 #endif
+}
+
+/// `count` instances of exec's space for independent work (many small scans at once):
+///  - Kokkos >= 4.0 on a device backend: Kokkos::Experimental::partition_space, which on CUDA,
+///    HIP and SYCL makes a new stream per instance; each has its own impl_instance_id, hence
+///    its own kps workspace (kps/impl/workspace.hpp).
+///  - host backends, and Kokkos 3.x (3.4 has no partition_space; that of 3.5-3.7 is left
+///    unused, as no build here tests it): `count` copies of exec. A host backend runs a
+///    dispatch to completion on the calling thread, so work dispatched from one thread runs in
+///    turn whatever the instance; Kokkos 4's OpenMP partition would only give each instance
+///    1/count of the threads (and aborts when count exceeds them).
+/// Copies share exec's workspace; calls on them run in order like calls on exec.
+template <class Exec>
+std::vector<Exec> partition(const Exec& exec, int count) {
+  if (count < 1)
+    throw std::invalid_argument("kps: partition: need at least one instance, got " + std::to_string(count));
+#if KOKKOS_VERSION >= 40000
+  if constexpr (!is_host_space_v<Exec>) {
+    std::vector<int> weights(count, 1);  // an lvalue: Kokkos 4.0 takes the weights by non-const reference
+    return Kokkos::Experimental::partition_space(exec, weights);
+  } else
+#endif
+  {
+    return std::vector<Exec>(static_cast<std::size_t>(count), exec);
+  }
 }
 
 /// Kokkos version as "major.minor.patch".
