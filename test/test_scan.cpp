@@ -96,7 +96,9 @@ TYPED_TEST(Scan, SinglePassPolicies) {
   for (TileLoad load : {TileLoad::direct, TileLoad::staged})
     for (int items : {8, 16, 32, 256})
       for (int team : {1, 2, 4}) {
-        if (load == TileLoad::staged && items == 256) continue;  // refused: checked in BadPoliciesThrow
+        // Staged: 256 items are refused (checked in BadPoliciesThrow); one team size suffices
+        // for the transposition (team 1 stages too), which keeps the test's time in bounds.
+        if (load == TileLoad::staged && (items == 256 || team != 2)) continue;
         SCOPED_TRACE("items=" + std::to_string(items) + " team=" + std::to_string(team) +
                      (load == TileLoad::staged ? " staged" : " direct"));
         ScanOptions o;

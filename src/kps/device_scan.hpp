@@ -438,18 +438,19 @@ struct SinglePassKernel {
 /// Default team size of the single pass on GPUs (lowered at launch to what fits).
 template <class T>
 constexpr int single_pass_default_team(bool staged) {
-  return staged ? 128 : 256;
+  return staged ? 128 : sizeof(T) <= 4 ? 512 : 256;
 }
 
-/// The single-pass policy with defaults filled in for Exec.
-template <class Exec>
+/// The single-pass policy with defaults filled in for Exec and T.
+template <class Exec, class T>
 SinglePassPolicy resolve(SinglePassPolicy p) {
-  // GPUs: 32 items per thread, 256 threads per team (lowered at launch to what fits), direct
-  // loads: within 3 % of the best of the H100 sweep for int32 (256 x 16) and the best for
-  // double (scan_sweep/..., studies/scan/NOTES.md). Team size 0 stays "automatic" until the
-  // launch.
+  // GPUs: direct loads; 512 x 16 for 4-byte types and 256 x 32 for 8-byte ones (team size
+  // lowered at launch to what fits), the best of the H100 sweep with the parallel look-back
+  // (scan_sweep/..., results/h100-cuda/scan/scan-sweep.json; runs differ by up to 10 % at
+  // one configuration, studies/scan/NOTES.md). Host backends: one thread per team, 256
+  // items. Team size 0 stays "automatic" until the launch.
   if (p.load == TileLoad::automatic) p.load = TileLoad::direct;
-  if (p.items_per_thread == 0) p.items_per_thread = is_host_space_v<Exec> ? 256 : 32;
+  if (p.items_per_thread == 0) p.items_per_thread = is_host_space_v<Exec> ? 256 : sizeof(T) <= 4 ? 16 : 32;
   if (p.team_size == 0 && is_host_space_v<Exec>) p.team_size = 1;
   return p;
 }
@@ -508,7 +509,7 @@ template <class Exec, class T>
 void single_pass_scan(const Exec& exec, const T* in, T* out, std::size_t n, bool exclusive,
                       SinglePassPolicy policy, Workspace<Exec>& ws) {
   if (n == 0) return;
-  policy = resolve<Exec>(policy);
+  policy = resolve<Exec, T>(policy);
   const int ts = policy.team_size;  // 0: automatic (GPUs)
   if (ts < 0) throw std::invalid_argument("kps: single_pass scan: team size must be positive");
   const bool staged = policy.load == TileLoad::staged;
