@@ -102,12 +102,24 @@ def split_failures(records):
     return failures_markdown(records), [r for r in records if "error" not in r and r.get("n")]
 
 
+# kps' message when a backend cannot launch a requested configuration (a team larger than the
+# kernel's limit there): the benchmark did not run, no result was wrong.
+REFUSED = "exceeds the backend's limit"
+
+
 def failures_markdown(records, family=None):
-    """Markdown listing the records (of one family, if given) whose result check failed; '' if none."""
+    """Markdown listing the records (of one family, if given) whose result check failed, and
+    apart from them the configurations the backend refused to launch; '' if none."""
     errors = [r for r in records if "error" in r and (family is None or r["family"] == family)]
-    if not errors:
-        return ""
-    return "**Failed checks:**\n\n" + "\n".join(f"- `{r['name']}`: {r['error']}" for r in errors) + "\n"
+    failed = [r for r in errors if REFUSED not in r["error"]]
+    refused = [r for r in errors if REFUSED in r["error"]]
+    md = ""
+    if failed:
+        md += "**Failed checks:**\n\n" + "\n".join(f"- `{r['name']}`: {r['error']}" for r in failed) + "\n"
+    if refused:
+        md += ("\n" if md else "") + "**Configurations the backend refused (not run):**\n\n" + \
+            "\n".join(f"- `{r['name']}`: {r['error']}" for r in refused) + "\n"
+    return md
 
 
 def context(doc):
