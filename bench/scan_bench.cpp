@@ -3,8 +3,11 @@
 // algorithm), Kokkos Kernels' prefix-sum utility, CUB DeviceScan on CUDA, and a
 // device-to-device copy (copy/kokkos/<type>/<N>). All are exclusive sums; each counts
 // 2 x N x sizeof(T) bytes (read once, write once). Every result is checked after timing.
+// Also: the team scans against the tile size (scan_tile/...), the active warps of one tile
+// (scan_warps/...) and many small scans at once on several instances (scan_streams/...).
 #include <map>
 #include <string>
+#include <vector>
 
 #include <KokkosKernels_SimpleUtils.hpp>
 
@@ -12,6 +15,7 @@
 #include "common.hpp"
 #include "kps/cuda/peers.hpp"
 #include "kps/cuda/warp_count.hpp"
+#include "kps/impl/kokkos_compat.hpp"
 #include "kps/scan.hpp"
 
 namespace kps::bench {
@@ -105,15 +109,20 @@ void register_type(const Options& o, std::size_t n) {
       }, false);
     });
 #endif
-  // The single-pass scan's knobs (scan_sweep/single_pass/<type>/<N>/team:T/items:I), on GPUs.
+  // The single-pass scan's knobs (scan_sweep/single_pass/<type>/<N>/team:T/items:I/load:L),
+  // on GPUs. Staged tiles above 32 KiB are left out: they exceed the 48 KiB of team scratch a
+  // GPU gives one team once Kokkos' own share is counted.
   if (!o.host)
-    for (int team : {128, 256, 512})
-      for (int items : {8, 16, 32}) {
-        const std::string name = "scan_sweep/single_pass" + suffix + "/team:" + std::to_string(team) +
-                                 "/items:" + std::to_string(items);
-        add(name, [=](benchmark::State& s) {
+    for (TileLoad load : {TileLoad::direct, TileLoad::staged})
+      for (int team : {128, 256, 512})
+        for (int items : {8, 16, 32}) {
+          if (load == TileLoad::staged && std::size_t(team) * items * sizeof(T) > 32768) continue;
+          const std::string name = "scan_sweep/single_pass" + suffix + "/team:" + std::to_string(team) +
+                                   "/items:" + std::to_string(items) +
+                                   (load == TileLoad::staged ? "/load:staged" : "/load:direct");
+          add(name, [=](benchmark::State& s) {
           ScanOptions opt;
-          opt.single_pass = {team, items};
+          opt.single_pass = {team, items, load};
           run_scan<T>(s, n, "single_pass", [opt](const DeviceView<T>& in, const DeviceView<T>& out) {
             exclusive_scan(Exec(), in, out, ScanAlgorithm::single_pass, opt);
           }, false);
@@ -204,8 +213,97 @@ void register_tiles(const Options& o) {
   }
 }
 
+/// Scans of one scan_streams iteration: enough that 32 instances get two each.
+constexpr int streams_scans = 64;
+
+/// The instances of one stream count (kps::impl::partition: a stream each on CUDA with Kokkos
+/// 4), made once per process so that stream creation stays out of every timing and each
+/// instance keeps its workspace; released when Kokkos finalizes.
+const std::vector<Exec>& stream_instances(int streams) {
+  static std::map<int, std::vector<Exec>>* made = nullptr;
+  if (!made) {
+    made = new std::map<int, std::vector<Exec>>;
+    Kokkos::push_finalize_hook([] {
+      delete made;
+      made = nullptr;
+    });
+  }
+  std::vector<Exec>& instances = (*made)[streams];
+  if (instances.empty()) instances = kps::impl::partition(Exec(), streams);
+  return instances;
+}
+
+/// Host references of the scans of the last N run: scan k's input is random_view's with seed
+/// streams_seed + k, a pure function of (k, index), so consecutive benchmarks share them.
+constexpr std::uint64_t streams_seed = 4321;
+const std::vector<std::vector<std::int32_t>>& streams_references(const std::vector<DeviceView<std::int32_t>>& in) {
+  static std::size_t n = ~std::size_t(0);
+  static std::vector<std::vector<std::int32_t>> refs;
+  if (n != in.at(0).extent(0)) {
+    refs.clear();
+    for (const auto& v : in) refs.push_back(reference_scan(to_host(v), true));
+    n = in[0].extent(0);
+  }
+  return refs;
+}
+
+/// scan_streams/<alg>/int32/<N>/streams:<S>: the seed's claim that idle SMs can be filled by
+/// other work. An iteration dispatches streams_scans independent exclusive scans of N elements
+/// (each its own input and output), scan k on instance k % S, and fences them all; the rates
+/// count all the scans together (elements/s = K N / time, GB/s = 2 K N 4 bytes / time).
+/// One host thread dispatches every scan, so at small N the launch rate bounds the throughput.
+void run_streams(benchmark::State& state, std::size_t n, ScanAlgorithm alg, int streams) {
+  using T = std::int32_t;
+  try {
+    const std::vector<Exec>& instances = stream_instances(streams);
+    std::vector<DeviceView<T>> in, out;
+    for (int k = 0; k < streams_scans; ++k) {
+      in.push_back(random_view<T>("kps::bench::in", n, streams_seed + k));
+      out.emplace_back(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::out"), n);
+    }
+    auto scans = [&] {
+      for (int k = 0; k < streams_scans; ++k) exclusive_scan(instances[k % streams], in[k], out[k], alg);
+      // Every instance at once: one device-wide synchronisation instead of S host round trips.
+      Kokkos::fence();
+    };
+    timed_loop(state, Exec(), scans);
+    for (const auto& o : out) poison(o);
+    scans();
+    const auto& refs = streams_references(in);
+    for (int k = 0; k < streams_scans; ++k) {
+      const std::string error = compare(to_host(out[k]), refs[k]);
+      if (!error.empty())
+        return fail(state, std::string(to_string(alg)) + ": scan " + std::to_string(k) + " on instance " +
+                               std::to_string(k % streams) + " of " + std::to_string(streams) + ": " + error);
+    }
+    set_rates(state, std::size_t(streams_scans) * n, 2.0 * streams_scans * n * sizeof(T));
+    state.counters["N"] = static_cast<double>(n);
+    state.counters["scans"] = streams_scans;
+    state.counters["streams"] = streams;
+  } catch (const std::exception& e) {
+    fail(state, std::string(to_string(alg)) + ": " + e.what());
+  }
+}
+
+void register_streams(const Options& o) {
+  if (!o.wants("int32")) return;
+  for (std::size_t n : o.sizes) {
+    // Sizes whose scans do not fit in device memory are left out: the family is about scans
+    // too small to fill the device (the study runs it up to 2^16), and the default sweep
+    // reaches 2^30.
+    if (o.memory_bytes && 2 * streams_scans * n * sizeof(std::int32_t) > o.memory_bytes / 10 * 9) continue;
+    for (ScanAlgorithm alg : {ScanAlgorithm::hillis_steele, ScanAlgorithm::blelloch, ScanAlgorithm::single_pass,
+                              ScanAlgorithm::kokkos})
+      for (int streams = 1; streams <= 32; streams *= 2)
+        add(std::string("scan_streams/") + to_string(alg) + "/int32/" + std::to_string(n) +
+                "/streams:" + std::to_string(streams),
+            [n, alg, streams](benchmark::State& s) { run_streams(s, n, alg, streams); });
+  }
+}
+
 }  // namespace scan_fixtures
 }  // namespace kps::bench
 
 KPS_BENCH_REGISTER(kps::bench::scan_fixtures::register_scans);
 KPS_BENCH_REGISTER(kps::bench::scan_fixtures::register_tiles);
+KPS_BENCH_REGISTER(kps::bench::scan_fixtures::register_streams);

@@ -1,5 +1,6 @@
 """Scan study analysis: Google Benchmark JSON -> tables (GB/s per algorithm and size, ratios
-to CUB, to Kokkos' parallel_scan and to the copy) and PNG plots. Reads only the JSON."""
+to CUB, to Kokkos' parallel_scan and to the copy; team scans against the tile; many small scans
+against the number of instances) and PNG plots. Reads only the JSON."""
 import os
 import sys
 
@@ -17,7 +18,7 @@ def analyze(records, ctx, outdir):
     if failures:
         md.append(failures)
     for t in kpsjson.TYPES:
-        rs = [r for r in ok if r["type"] == t]
+        rs = [r for r in ok if r["type"] == t and r["family"] in ("scan", "copy")]
         if not rs:
             continue
         variants = [v for v in ORDER if any(r["variant"] == v and r["family"] == "scan" for r in rs)]
@@ -41,6 +42,7 @@ def analyze(records, ctx, outdir):
         md.append(kpsjson.bandwidth_figure(outdir, f"scan_{t}.png", series, f"Exclusive scan, {t}", ctx))
     md.append(active_warps(records))
     md.append(tile_sizes(ok, outdir, ctx))
+    md.append(streams(ok, outdir, ctx))
     return "\n".join(part for part in md if part)
 
 
@@ -82,4 +84,40 @@ def tile_sizes(ok, outdir, ctx):
         if kpsjson.plot_lines(os.path.join(outdir, png), series, "tile (elements)", "GB/s",
                               f"Tile scans against the tile, int32, N = {kpsjson.pow2(n)} ({ctx.get('device', '')})"):
             md.append(f"![tile scans]({os.path.basename(outdir)}/{png})\n")
+    return "\n".join(part for part in md if part)
+
+
+STREAMS_ORDER = ["hillis_steele", "blelloch", "single_pass", "kokkos"]
+
+
+def streams(ok, outdir, ctx):
+    """scan_streams/<alg>/int32/<N>/streams:<S>: K independent scans of N elements, scan k on
+    instance k % S; throughput of all K together against S, one table and one figure per N."""
+    rs = [r for r in ok if r["family"] == "scan_streams" and "streams" in r["params"]]
+    if not rs:
+        return ""
+    algs = [a for a in STREAMS_ORDER if any(r["variant"] == a for r in rs)]
+    algs += sorted({r["variant"] for r in rs} - set(algs))
+    md = []
+    for n in sorted({r["n"] for r in rs}):
+        at_n = [r for r in rs if r["n"] == n]
+        series = {a: sorted((int(r["params"]["streams"]), r["elements/s"] / 1e9) for r in at_n
+                            if r["variant"] == a and r.get("elements/s"))
+                  for a in algs}
+        series = {a: pts for a, pts in series.items() if pts}
+        cols = [a for a in algs if a in series]
+        rows = [[s] + [kpsjson.fmt(dict(series[a]).get(s)) for a in cols]
+                for s in sorted({s for pts in series.values() for s, _ in pts})]
+        scans = sorted({int(r["scans"]) for r in at_n if r.get("scans")})
+        k = "/".join(str(x) for x in scans) or "K"
+        md.append(f"### {k} independent scans at once against the instances (streams), int32, "
+                  f"N = {kpsjson.pow2(n)}: G elements/s\n\n"
+                  f"Scan k runs on instance k % streams; the time is from the first dispatch to the fence of "
+                  f"every instance, the rate counts all {k} scans (GB/s = 8 x G elements/s).\n\n"
+                  + kpsjson.markdown_table(["streams"] + cols, rows) + "\n")
+        png = f"scan_streams_{n}.png"
+        if kpsjson.plot_lines(os.path.join(outdir, png), series, "streams (execution space instances)",
+                              "G elements/s",
+                              f"{k} scans of int32, N = {kpsjson.pow2(n)}, on S streams ({ctx.get('device', '')})"):
+            md.append(f"![scans on streams]({os.path.basename(outdir)}/{png})\n")
     return "\n".join(part for part in md if part)
