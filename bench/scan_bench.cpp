@@ -117,6 +117,9 @@ void register_type(const Options& o, std::size_t n) {
       for (int team : {128, 256, 512})
         for (int items : {8, 16, 32}) {
           if (load == TileLoad::staged && std::size_t(team) * items * sizeof(T) > 32768) continue;
+          // Nor are configurations the backend cannot launch (e.g. 512 x 32 for 8-byte types on an
+          // H100: the kernel's registers allow 384 threads).
+          if (!kps::impl::single_pass_launchable<Exec, T>(Exec(), {team, items, load})) continue;
           const std::string name = "scan_sweep/single_pass" + suffix + "/team:" + std::to_string(team) +
                                    "/items:" + std::to_string(items) +
                                    (load == TileLoad::staged ? "/load:staged" : "/load:direct");

@@ -186,6 +186,17 @@ TEST(ScanApi, BadPoliciesThrow) {
   }
 }
 
+TEST(ScanApi, LaunchablePolicies) {
+  // What the sweep registers: launchable policies run, the others are refused by the scan.
+  const ExecutionSpace exec;
+  const int max = impl::team_size_limit(exec);
+  EXPECT_TRUE((impl::single_pass_launchable<ExecutionSpace, int>(exec, {1, 16, TileLoad::direct})));
+  EXPECT_TRUE((impl::single_pass_launchable<ExecutionSpace, double>(exec, {0, 0, TileLoad::automatic})));
+  EXPECT_FALSE((impl::single_pass_launchable<ExecutionSpace, int>(exec, {1, 7, TileLoad::direct})));
+  EXPECT_FALSE((impl::single_pass_launchable<ExecutionSpace, int>(exec, {1, 256, TileLoad::staged})));
+  EXPECT_FALSE((impl::single_pass_launchable<ExecutionSpace, int>(exec, {max + 1, 16, TileLoad::direct})));
+}
+
 TEST(ScanApi, NamesRoundTrip) {
   for (auto a : {ScanAlgorithm::automatic, ScanAlgorithm::kokkos, ScanAlgorithm::hillis_steele,
                  ScanAlgorithm::blelloch, ScanAlgorithm::single_pass})

@@ -455,16 +455,42 @@ SinglePassPolicy resolve(SinglePassPolicy p) {
   return p;
 }
 
+/// The largest team the backend launches the single pass with, given the team scratch a team
+/// of `team_size` threads needs (the kernel's registers and that scratch decide it).
+template <class Exec, class T, int Items, bool Exclusive, bool Staged>
+int single_pass_limit(const Exec& exec, int team_size) {
+  using Kernel = SinglePassKernel<Exec, T, Items, Exclusive, Staged>;
+  Kokkos::TeamPolicy<Exec> probe(exec, 1, 1);
+  probe.set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::bytes(team_size)));
+  return probe.team_size_max(Kernel{}, Kokkos::ParallelForTag());
+}
+
+/// Whether the backend launches the (exclusive) single pass with this policy; policies kps
+/// refuses (items per thread not 8, 16, 32 or 256, staged 256) are not launchable either.
+template <class Exec, class T>
+bool single_pass_launchable(const Exec& exec, SinglePassPolicy p) {
+  p = resolve<Exec, T>(p);
+  if (p.team_size <= 0) return p.team_size == 0;  // automatic: lowered to what fits
+  const bool staged = p.load == TileLoad::staged;
+  auto fits = [&](auto items, auto stage) {
+    return p.team_size <= single_pass_limit<Exec, T, decltype(items)::value, true, decltype(stage)::value>(
+                              exec, p.team_size);
+  };
+  auto either = [&](auto items) { return staged ? fits(items, std::true_type{}) : fits(items, std::false_type{}); };
+  switch (p.items_per_thread) {
+    case 8: return either(std::integral_constant<int, 8>{});
+    case 16: return either(std::integral_constant<int, 16>{});
+    case 32: return either(std::integral_constant<int, 32>{});
+    case 256: return !staged && fits(std::integral_constant<int, 256>{}, std::false_type{});
+    default: return false;
+  }
+}
+
 template <class Exec, class T, int Items, bool Exclusive, bool Staged>
 void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, int team_size,
                         Workspace<Exec>& ws) {
   using Kernel = SinglePassKernel<Exec, T, Items, Exclusive, Staged>;
-  // The largest team the backend launches with the scratch a team of `ts` threads needs.
-  auto limit = [&](int ts) {
-    Kokkos::TeamPolicy<Exec> probe(exec, 1, 1);
-    probe.set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::bytes(ts)));
-    return probe.team_size_max(Kernel{}, Kokkos::ParallelForTag());
-  };
+  auto limit = [&](int ts) { return single_pass_limit<Exec, T, Items, Exclusive, Staged>(exec, ts); };
   if (team_size == 0) {  // automatic: the largest multiple of 128 up to the default that fits
     int ts = single_pass_default_team<T>(Staged);
     while (ts > 1 && limit(ts) < ts) ts = ts > 128 ? ts - 128 : ts / 2;
