@@ -391,9 +391,8 @@ struct SinglePassKernel {
     const int ts = team.team_size();
     Scratch* sh = static_cast<Scratch*>(team.team_scratch(0).get_shmem(Scratch::bytes(ts)));
     const std::size_t tile_first = std::size_t(tile) * ts * Items;
-    const std::size_t tile_valid = tile_first < n ? (n - tile_first < std::size_t(ts) * Items ? n - tile_first
-                                                                                            : std::size_t(ts) * Items)
-                                                  : 0;
+    const std::size_t left = tile_first < n ? n - tile_first : 0;
+    const std::size_t tile_valid = left < std::size_t(ts) * Items ? left : std::size_t(ts) * Items;
     const std::size_t first = tile_first + std::size_t(rank) * Items;
     const std::size_t valid = first < n ? n - first : 0;
     ThreadItems<T, Items> x;
@@ -465,24 +464,44 @@ int single_pass_limit(const Exec& exec, int team_size) {
   return probe.team_size_max(Kernel{}, Kokkos::ParallelForTag());
 }
 
+/// Calls f(std::integral_constant<int, Items>, std::bool_constant<Staged>) for the policy's
+/// items per thread and tile load (both resolved); throws std::invalid_argument for the
+/// combinations kps does not instantiate.
+template <class F>
+decltype(auto) with_single_pass_kernel(const SinglePassPolicy& p, F&& f) {
+  const bool staged = p.load == TileLoad::staged;
+  auto either = [&](auto items) -> decltype(auto) {
+    if (staged) return f(items, std::true_type{});
+    return f(items, std::false_type{});
+  };
+  switch (p.items_per_thread) {
+    case 8: return either(std::integral_constant<int, 8>{});
+    case 16: return either(std::integral_constant<int, 16>{});
+    case 32: return either(std::integral_constant<int, 32>{});
+    case 256:
+      if (staged)
+        throw std::invalid_argument("kps: single_pass scan: 256 items per thread load directly (a staged tile "
+                                    "that large exceeds team scratch)");
+      return f(std::integral_constant<int, 256>{}, std::false_type{});
+    default:
+      throw std::invalid_argument("kps: single_pass scan: items_per_thread must be 8, 16, 32 or 256, got " +
+                                  std::to_string(p.items_per_thread));
+  }
+}
+
 /// Whether the backend launches the (exclusive) single pass with this policy; policies kps
 /// refuses (items per thread not 8, 16, 32 or 256, staged 256) are not launchable either.
 template <class Exec, class T>
 bool single_pass_launchable(const Exec& exec, SinglePassPolicy p) {
   p = resolve<Exec, T>(p);
   if (p.team_size <= 0) return p.team_size == 0;  // automatic: lowered to what fits
-  const bool staged = p.load == TileLoad::staged;
-  auto fits = [&](auto items, auto stage) {
-    return p.team_size <= single_pass_limit<Exec, T, decltype(items)::value, true, decltype(stage)::value>(
-                              exec, p.team_size);
-  };
-  auto either = [&](auto items) { return staged ? fits(items, std::true_type{}) : fits(items, std::false_type{}); };
-  switch (p.items_per_thread) {
-    case 8: return either(std::integral_constant<int, 8>{});
-    case 16: return either(std::integral_constant<int, 16>{});
-    case 32: return either(std::integral_constant<int, 32>{});
-    case 256: return !staged && fits(std::integral_constant<int, 256>{}, std::false_type{});
-    default: return false;
+  try {
+    return with_single_pass_kernel(p, [&](auto items, auto stage) {
+      return p.team_size <=
+             single_pass_limit<Exec, T, decltype(items)::value, true, decltype(stage)::value>(exec, p.team_size);
+    });
+  } catch (const std::invalid_argument&) {
+    return false;
   }
 }
 
@@ -538,35 +557,14 @@ void single_pass_scan(const Exec& exec, const T* in, T* out, std::size_t n, bool
   policy = resolve<Exec, T>(policy);
   const int ts = policy.team_size;  // 0: automatic (GPUs)
   if (ts < 0) throw std::invalid_argument("kps: single_pass scan: team size must be positive");
-  const bool staged = policy.load == TileLoad::staged;
-  auto go = [&](auto items, auto stage) {
+  with_single_pass_kernel(policy, [&](auto items, auto stage) {
     constexpr int I = decltype(items)::value;
     constexpr bool S = decltype(stage)::value;
     if (exclusive)
       launch_single_pass<Exec, T, I, true, S>(exec, in, out, n, ts, ws);
     else
       launch_single_pass<Exec, T, I, false, S>(exec, in, out, n, ts, ws);
-  };
-  auto go_either = [&](auto items) {
-    if (staged)
-      go(items, std::true_type{});
-    else
-      go(items, std::false_type{});
-  };
-  switch (policy.items_per_thread) {
-    case 8: go_either(std::integral_constant<int, 8>{}); break;
-    case 16: go_either(std::integral_constant<int, 16>{}); break;
-    case 32: go_either(std::integral_constant<int, 32>{}); break;
-    case 256:
-      if (staged)
-        throw std::invalid_argument("kps: single_pass scan: 256 items per thread load directly (a staged tile "
-                                    "that large exceeds team scratch)");
-      go(std::integral_constant<int, 256>{}, std::false_type{});
-      break;
-    default:
-      throw std::invalid_argument("kps: single_pass scan: items_per_thread must be 8, 16, 32 or 256, got " +
-                                  std::to_string(policy.items_per_thread));
-  }
+  });
 }
 
 // ---------------------------------------------------------------------------------------
