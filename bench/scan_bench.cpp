@@ -5,6 +5,7 @@
 // 2 x N x sizeof(T) bytes (read once, write once). Every result is checked after timing.
 // Also: the team scans against the tile size (scan_tile/...), the active warps of one tile
 // (scan_warps/...) and many small scans at once on several instances (scan_streams/...).
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -77,6 +78,54 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
   }
 }
 
+/// scan_lookback/single_pass/<type>/<N>[/team:T/items:I]: one probed single-pass scan
+/// (kps::impl::SinglePassKernel::probe), checked, and the look-back's statistics over all
+/// tiles as counters (kps::impl::SinglePassKernel::probe): the depth reached (how many
+/// predecessors back the nearest inclusive prefix was), the rounds spent waiting for
+/// unpublished predecessors, the windows read, and clock ticks (cycles on GPUs, ns on host
+/// backends): start to aggregate, aggregate to inclusive prefix (the look-back), start to tile
+/// id, tile id to the team's totals, and the first window read. Means, medians, 90th
+/// percentiles and maxima.
+template <class T>
+void run_lookback(benchmark::State& state, std::size_t n, SinglePassPolicy policy) {
+  const Exec exec;
+  try {
+    auto in = random_view<T>("kps::bench::in", n, 1234 + n);
+    DeviceView<T> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::out"), n);
+    const std::size_t tile = kps::impl::single_pass_tile_elements<Exec, T>(exec, policy);
+    const std::size_t tiles = (n + tile - 1) / tile;
+    constexpr int words_per_tile = kps::impl::single_pass_probe_words;
+    Kokkos::View<std::uint64_t*, Device> probe("kps::bench::probe", words_per_tile * tiles);
+    kps::impl::Workspace<Exec> ws;
+    timed_loop(state, exec, [&] {
+      kps::impl::single_pass_scan(exec, in.data(), out.data(), n, true, policy, ws, probe.data());
+    });
+    exec.fence();
+    const std::string error = compare(to_host(out), cached_reference(in));
+    if (!error.empty()) return fail(state, "single_pass (probed): " + error);
+    set_rates(state, n, 2.0 * n * sizeof(T));
+    const auto words = to_host(probe);
+    const char* names[words_per_tile] = {"depth",        "waits",         "ticks_to_aggregate", "ticks_lookback",
+                                         "ticks_tile_id", "ticks_totals", "ticks_first_read",   "windows"};
+    for (int k = 0; k < words_per_tile; ++k) {
+      std::vector<double> v(tiles);
+      for (std::size_t t = 0; t < tiles; ++t) v[t] = double(words[words_per_tile * t + k]);
+      double sum = 0;
+      for (double x : v) sum += x;
+      std::sort(v.begin(), v.end());
+      const std::string name = names[k];
+      state.counters[name + "_mean"] = sum / double(tiles);
+      state.counters[name + "_p50"] = v[tiles / 2];
+      state.counters[name + "_p90"] = v[std::min(tiles - 1, tiles * 9 / 10)];
+      state.counters[name + "_max"] = v.back();
+    }
+    state.counters["tiles"] = double(tiles);
+    state.counters["tile_elements"] = double(tile);
+  } catch (const std::exception& e) {
+    fail(state, std::string("single_pass (probed): ") + e.what());
+  }
+}
+
 template <class T>
 void register_type(const Options& o, std::size_t n) {
   const std::string suffix = std::string("/") + type_name<T>() + "/" + std::to_string(n);
@@ -110,27 +159,30 @@ void register_type(const Options& o, std::size_t n) {
     });
 #endif
   // The single-pass scan's knobs (scan_sweep/single_pass/<type>/<N>/team:T/items:I/load:L),
-  // on GPUs. Staged tiles above 32 KiB are left out: they exceed the 48 KiB of team scratch a
-  // GPU gives one team once Kokkos' own share is counted.
+  // on GPUs, and the same configurations' look-back probed (scan_lookback/...). Staged tiles
+  // above 32 KiB are left out: they exceed the 48 KiB of team scratch a GPU gives one team
+  // once Kokkos' own share is counted.
+  add("scan_lookback/single_pass" + suffix, [=](benchmark::State& s) { run_lookback<T>(s, n, {}); });
   if (!o.host)
     for (TileLoad load : {TileLoad::direct, TileLoad::staged})
       for (int team : {128, 256, 512})
-        for (int items : {8, 16, 32}) {
+        for (int items : {8, 16, 24, 32, 48, 64}) {
           if (load == TileLoad::staged && std::size_t(team) * items * sizeof(T) > 32768) continue;
           // Nor are configurations the backend cannot launch (e.g. 512 x 32 for 8-byte types on an
           // H100: the kernel's registers allow 384 threads).
-          if (!kps::impl::single_pass_launchable<Exec, T>(Exec(), {team, items, load})) continue;
-          const std::string name = "scan_sweep/single_pass" + suffix + "/team:" + std::to_string(team) +
-                                   "/items:" + std::to_string(items) +
-                                   (load == TileLoad::staged ? "/load:staged" : "/load:direct");
-          add(name, [=](benchmark::State& s) {
-          ScanOptions opt;
-          opt.single_pass = {team, items, load};
-          run_scan<T>(s, n, "single_pass", [opt](const DeviceView<T>& in, const DeviceView<T>& out) {
-            exclusive_scan(Exec(), in, out, ScanAlgorithm::single_pass, opt);
-          }, false);
-        });
-      }
+          const SinglePassPolicy policy{team, items, load};
+          if (!kps::impl::single_pass_launchable<Exec, T>(Exec(), policy)) continue;
+          const std::string config = suffix + "/team:" + std::to_string(team) + "/items:" + std::to_string(items) +
+                                     (load == TileLoad::staged ? "/load:staged" : "/load:direct");
+          add("scan_sweep/single_pass" + config, [=](benchmark::State& s) {
+            ScanOptions opt;
+            opt.single_pass = policy;
+            run_scan<T>(s, n, "single_pass", [opt](const DeviceView<T>& in, const DeviceView<T>& out) {
+              exclusive_scan(Exec(), in, out, ScanAlgorithm::single_pass, opt);
+            }, false);
+          });
+          add("scan_lookback/single_pass" + config, [=](benchmark::State& s) { run_lookback<T>(s, n, policy); });
+        }
   add("copy/kokkos" + suffix, [=](benchmark::State& s) {
     const Exec exec;
     auto in = random_view<T>("kps::bench::in", n, 99);

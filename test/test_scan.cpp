@@ -94,11 +94,13 @@ TYPED_TEST(Scan, SinglePass) { check_algorithm<TypeParam>(ScanAlgorithm::single_
 TYPED_TEST(Scan, SinglePassPolicies) {
   // Team sizes past a backend's limit must throw (checked inside check_algorithm).
   for (TileLoad load : {TileLoad::direct, TileLoad::staged})
-    for (int items : {8, 16, 32, 256})
+    for (int items : {8, 16, 24, 32, 48, 64, 256})
       for (int team : {1, 2, 4}) {
         // Staged: 256 items are refused (checked in BadPoliciesThrow); one team size suffices
-        // for the transposition (team 1 stages too), which keeps the test's time in bounds.
+        // for the transposition (team 1 stages too), and for the item counts between the
+        // powers of two, which keeps the test's time in bounds.
         if (load == TileLoad::staged && (items == 256 || team != 2)) continue;
+        if ((items == 24 || items == 48 || items == 64) && team != 2) continue;
         SCOPED_TRACE("items=" + std::to_string(items) + " team=" + std::to_string(team) +
                      (load == TileLoad::staged ? " staged" : " direct"));
         ScanOptions o;
@@ -247,6 +249,40 @@ TEST(ActiveWarps, DeviceCountMatchesAnalytic) {
       EXPECT_EQ(total, team_scan_active_warp_iterations(alg, n, 32));
       for (int i = 0; i < n; ++i) ASSERT_EQ(data(i), i + 1);
     }
+}
+
+// The look-back probe (the scan study's instrument): every tile records how far back its
+// walk went (0 for tile 0, else between 1 and its own index) and non-negative durations, and
+// the probed scan is still right.
+TEST(ScanApi, LookBackProbe) {
+  const ExecutionSpace exec;
+  constexpr std::size_t n = 100003;
+  std::vector<int> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = int(i % 7) - 3;
+  auto in = to_device<int, ExecutionSpace::memory_space>(x);
+  Kokkos::View<int*, ExecutionSpace::memory_space> out("out", n);
+  const SinglePassPolicy policy{1, 8, TileLoad::direct};
+  const std::size_t tile = impl::single_pass_tile_elements<ExecutionSpace, int>(exec, policy);
+  ASSERT_EQ(tile, 8u);
+  const std::size_t tiles = (n + tile - 1) / tile;
+  constexpr int w = impl::single_pass_probe_words;
+  Kokkos::View<std::uint64_t*, ExecutionSpace::memory_space> probe("probe", w * tiles);
+  Kokkos::deep_copy(probe, ~std::uint64_t(0));
+  impl::Workspace<ExecutionSpace> ws;
+  impl::single_pass_scan(exec, in.data(), out.data(), n, true, policy, ws, probe.data());
+  exec.fence();
+  expect_matches(to_host(out), reference(x, true));
+  auto words = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), probe);
+  EXPECT_EQ(words(0), 0u);
+  for (std::size_t t = 1; t < tiles; ++t) {
+    ASSERT_GE(words(w * t), 1u) << "tile " << t;
+    ASSERT_LE(words(w * t), t) << "tile " << t;
+    for (int k : {2, 3, 4, 5, 6}) ASSERT_LT(words(w * t + k), std::uint64_t(1) << 62) << "tile " << t << " word " << k;  // durations >= 0
+    // Host backends look back with one lane: a window per single_pass_window_entries
+    // predecessors walked.
+    constexpr std::uint64_t e = impl::single_pass_window_entries;
+    ASSERT_EQ(words(w * t + 7), (words(w * t) + e - 1) / e) << "tile " << t;
+  }
 }
 
 }  // namespace scan_tests

@@ -13,6 +13,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "kps/impl/backend.hpp"
 #include "kps/impl/kokkos_compat.hpp"
 #include "kps/impl/workspace.hpp"
 #include "kps/team_scan.hpp"
@@ -21,7 +22,7 @@ namespace kps {
 
 /// How the single-pass scan moves a tile between memory and its threads' registers.
 enum class TileLoad {
-  automatic,  ///< direct (staging was no faster on the H100: studies/scan/NOTES.md)
+  automatic,  ///< staged on GPUs at the default items per thread, else direct (kps::impl::resolve)
   /// Each thread reads its consecutive elements straight into registers (16-byte loads when
   /// aligned): neighbouring threads touch addresses items_per_thread elements apart.
   direct,
@@ -33,8 +34,8 @@ enum class TileLoad {
 
 /// Tuning knobs of the single-pass scan: a tile is team_size * items_per_thread elements.
 struct SinglePassPolicy {
-  int team_size = 0;         ///< threads per team; 0: the backend's default (see below)
-  int items_per_thread = 0;  ///< consecutive elements per thread, one of 8, 16, 32, 256; 0: default
+  int team_size = 0;         ///< threads per team (a multiple of the backend's vector lanes: 32 on CUDA); 0: default
+  int items_per_thread = 0;  ///< consecutive elements per thread: 8, 16, 24, 32, 48, 64 or 256; 0: default
   TileLoad load = TileLoad::automatic;
 };
 
@@ -132,10 +133,16 @@ std::size_t tile_scan_scratch_bytes(std::size_t n, int tile) {
 // Single-pass scan with decoupled look-back
 // ---------------------------------------------------------------------------------------
 
-// Tile status: a word per tile, (epoch << 2 | kind) in the high 32 bits. For 4-byte types the
-// value sits in the low 32 bits, so status and value are published by one atomic store; for
-// 8-byte types the value goes first to values[2 * tile + kind - 1] (a slot per kind, never
-// overwritten within a call) and a fence orders it before the status word.
+// Tile status. Each published word carries a 32-bit tag, (epoch << 2 | kind), in its high
+// half, so that a reader tells this call's words from earlier calls' without clearing them.
+//  - 4-byte types: one word per tile, the value in the low half: status and value are
+//    published by one 64-bit store and read by one load.
+//  - 8-byte types: four words per tile, values[4 * tile + 2 * (kind - 1) + {0, 1}], the
+//    value's high and low halves, each beside the tag. A reader loads all four at once and
+//    takes a kind only when both of its halves carry this call's tag (a half from an earlier
+//    call, or not yet written, fails the check), so no fence orders value and status and a
+//    window costs one round trip to memory, as for 4-byte types (CUB packs status and value in
+//    one 16-byte word instead; Kokkos has no portable 16-byte atomic load or store).
 enum : std::uint32_t { tile_aggregate = 1, tile_inclusive = 2 };
 
 template <class T>
@@ -165,34 +172,47 @@ KOKKOS_INLINE_FUNCTION T from_bits(std::uint64_t b) {
 
 template <class T>
 struct TileStatus {
-  std::uint64_t* status;
-  std::uint64_t* values;
+  std::uint64_t* status;  // 4-byte types: a word per tile
+  std::uint64_t* values;  // 8-byte types: four words per tile
   std::uint32_t epoch;
 
+  KOKKOS_INLINE_FUNCTION std::uint64_t tag(std::uint32_t kind) const {
+    return std::uint64_t((epoch << 2) | kind) << 32;
+  }
+
   KOKKOS_INLINE_FUNCTION void publish(long tile, std::uint32_t kind, T v) const {
-    const std::uint64_t tag = std::uint64_t((epoch << 2) | kind) << 32;
     if constexpr (sizeof(T) == 4) {
-      store_relaxed(&status[tile], tag | to_bits(v));
+      store_relaxed(&status[tile], tag(kind) | to_bits(v));
     } else {
-      store_relaxed(&values[2 * tile + kind - 1], to_bits(v));
-      Kokkos::memory_fence();
-      store_relaxed(&status[tile], tag);
+      const std::uint64_t b = to_bits(v);
+      std::uint64_t* w = values + 4 * tile + 2 * (kind - 1);
+      store_relaxed(&w[0], tag(kind) | (b >> 32));
+      store_relaxed(&w[1], tag(kind) | (b & 0xffffffffu));
     }
   }
 
   /// Reads tile's status; returns its kind (0: not published yet in this call).
   KOKKOS_INLINE_FUNCTION std::uint32_t read(long tile, T& v) const {
-    const std::uint64_t w = load_relaxed(&status[tile]);
-    const std::uint32_t tag = static_cast<std::uint32_t>(w >> 32);
-    if ((tag >> 2) != epoch) return 0;
-    const std::uint32_t kind = tag & 3u;
     if constexpr (sizeof(T) == 4) {
+      const std::uint64_t w = load_relaxed(&status[tile]);
+      const std::uint32_t t = static_cast<std::uint32_t>(w >> 32);
+      if ((t >> 2) != epoch) return 0;
       v = from_bits<T>(w);
+      return t & 3u;
     } else {
-      Kokkos::memory_fence();
-      v = from_bits<T>(load_relaxed(&values[2 * tile + kind - 1]));
+      std::uint64_t w[4];
+      for (int k = 0; k < 4; ++k) w[k] = load_relaxed(&values[4 * tile + k]);
+      constexpr std::uint64_t high = ~std::uint64_t(0xffffffffu);
+      auto complete = [&](std::uint32_t kind) {
+        const std::uint64_t* h = w + 2 * (kind - 1);
+        if ((h[0] & high) != tag(kind) || (h[1] & high) != tag(kind)) return false;
+        v = from_bits<T>((h[0] << 32) | (h[1] & 0xffffffffu));
+        return true;
+      };
+      if (complete(tile_inclusive)) return tile_inclusive;
+      if (complete(tile_aggregate)) return tile_aggregate;
+      return 0;
     }
-    return kind;
   }
 };
 
@@ -256,10 +276,9 @@ struct StagedTile {
     return base[e + e / (8 * per_vector) * per_vector];
   }
 
-  /// Reads src[0, valid) of a tile of team_size * Items elements, coalesced; zeros past valid.
-  template <class Member>
-  KOKKOS_INLINE_FUNCTION void read(const Member& team, const T* src, std::size_t valid) const {
-    const int ts = team.team_size(), rank = team.team_rank();
+  /// Reads src[0, valid) of a tile of ts * Items elements, coalesced (thread `rank` of `ts`);
+  /// zeros past valid.
+  KOKKOS_INLINE_FUNCTION void read(int rank, int ts, const T* src, std::size_t valid) const {
     const std::size_t tile = std::size_t(ts) * Items;
     if (valid == tile && reinterpret_cast<std::uintptr_t>(src) % 16 == 0) {
       for (int j = 0; j < vectors_per_thread; ++j) {
@@ -272,9 +291,7 @@ struct StagedTile {
   }
 
   /// Writes dst[0, valid) of the tile, coalesced.
-  template <class Member>
-  KOKKOS_INLINE_FUNCTION void write(const Member& team, T* dst, std::size_t valid) const {
-    const int ts = team.team_size(), rank = team.team_rank();
+  KOKKOS_INLINE_FUNCTION void write(int rank, int ts, T* dst, std::size_t valid) const {
     const std::size_t tile = std::size_t(ts) * Items;
     if (valid == tile && reinterpret_cast<std::uintptr_t>(dst) % 16 == 0) {
       for (int j = 0; j < vectors_per_thread; ++j) {
@@ -302,7 +319,24 @@ struct StagedTile {
   }
 };
 
-template <class Exec, class T, int Items, bool Exclusive, bool Staged>
+/// Predecessors each lane reads per look-back window (a window is this many times the lanes):
+/// reads are concurrent, so a wider window walks a deep chain of aggregates in fewer round
+/// trips to memory.
+inline constexpr int single_pass_window_entries = 1;
+
+/// Vector lanes per Kokkos thread of the single pass: the look-back is done by one Kokkos
+/// thread whose lanes read a window of predecessors and reduce it (shuffles on GPUs), like
+/// CUB's warp-wide look-back; host backends have one lane.
+template <class Exec>
+int single_pass_lanes() {
+  if constexpr (is_host_space_v<Exec>) {
+    return 1;
+  } else {
+    return Kokkos::TeamPolicy<Exec>::vector_length_max();
+  }
+}
+
+template <class Exec, class T, int Items, bool Exclusive, bool Staged, bool Probe = false>
 struct SinglePassKernel {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
   const T* in;
@@ -310,125 +344,244 @@ struct SinglePassKernel {
   std::size_t n;
   TileStatus<T> tiles;
   unsigned int* counter;  // 0 at launch; 32-bit: Kokkos' 64-bit atomic_fetch_add is a CAS loop on CUDA
+  int lanes;              // vector lanes per Kokkos thread (the team is team_size x lanes threads)
+  /// Look-back probe of the Probe instantiation (the scan study's instrument; a separate
+  /// kernel, so that the scan proper spends no registers on it): probe_words per tile, written
+  /// by the tile's team (BackendClock ticks: cycles on GPUs, ns on host backends):
+  ///  0 depth reached (tile - the predecessor whose inclusive prefix ended the walk; 0: tile 0)
+  ///  1 rounds spent waiting for unpublished predecessors
+  ///  2 ticks from the tile's start to its aggregate's publication
+  ///  3 ticks from there to its inclusive prefix's publication (the look-back)
+  ///  4 ticks from the start to the tile id (the counter's atomic)
+  ///  5 ticks from the tile id to the team's totals (loads, thread scans, lane scans, a barrier)
+  ///  6 ticks of the first window read (issued to known by all lanes)
+  ///  7 windows read
+  std::uint64_t* probe = nullptr;
+  static constexpr int probe_words = 8;  // single_pass_probe_words
+  KOKKOS_INLINE_FUNCTION static long long clock() {
+    if constexpr (Probe)
+      return BackendClock<Exec>::now();
+    else
+      return 0;
+  }
 
-  /// Team scratch: the tile aggregate and, when staged, the tile.
-  struct Scratch {
-    T aggregate;
-    KOKKOS_INLINE_FUNCTION static constexpr std::size_t head_bytes() { return (sizeof(Scratch) + 15) / 16 * 16; }
-    KOKKOS_INLINE_FUNCTION static constexpr std::size_t bytes(int team_size) {
-      if constexpr (Staged)
-        return head_bytes() + StagedTile<T, Items>::bytes(team_size) + 16;
-      else
-        return head_bytes() + 16;
-    }
-    KOKKOS_INLINE_FUNCTION T* tile(int) {
-      const std::uintptr_t p = reinterpret_cast<std::uintptr_t>(this) + head_bytes();
-      return reinterpret_cast<T*>((p + 15) / 16 * 16);
-    }
-  };
+  /// Team scratch: a total per thread, a total per Kokkos thread (warp), the tile's prefix
+  /// and, when staged, the tile (16-byte aligned).
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t head_bytes(int threads, int lanes) {
+    return (sizeof(T) * (std::size_t(threads) + std::size_t(threads / lanes) + 1) + 15) / 16 * 16;
+  }
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes(int threads, int lanes) {
+    if constexpr (Staged)
+      return head_bytes(threads, lanes) + StagedTile<T, Items>::bytes(threads) + 16;
+    else
+      return head_bytes(threads, lanes);
+  }
 
-  /// Publishes the tile's aggregate, finds the sum of everything before the tile and
-  /// publishes the tile's inclusive prefix.
+  /// The tile's exclusive prefix (the sum of every tile before it), found by the lanes of
+  /// Kokkos thread 0 (one warp on GPUs) while the rest of the team waits at a barrier.
   ///
-  /// The whole team reads a window of team_size predecessors at once (nearest first, one
-  /// status word per thread, neighbouring threads on neighbouring words). A team reduction
-  /// finds the nearest inclusive prefix in the window; the threads whose entries lie before it
-  /// and have not published yet wait for them, in parallel; a second reduction finds the
-  /// nearest inclusive again (a tile waited for may have published its inclusive prefix
-  /// meanwhile) and a third sums the entries up to it. A window with no inclusive prefix adds
-  /// all its aggregates and the next window follows. Every entry waited for is a predecessor
-  /// held by a running team (tile ids come in start order) that publishes its aggregate before
-  /// it looks back itself, so every wait ends; tile 0 is always inclusive, so the walk ends.
+  /// The tile's aggregate is published first. Each round, lane l reads predecessor
+  /// base - l (a window of `lanes` status words, nearest first), the lanes wait until all of
+  /// the window is published, a Min reduction finds the nearest inclusive prefix in it and a
+  /// Sum adds the entries up to it; a window without one adds all its aggregates and the next
+  /// window follows. Every entry waited for belongs to a running team (tile ids are taken in
+  /// start order) that publishes its aggregate before it looks back itself, so every wait ends;
+  /// tile 0 is always inclusive, so the walk ends. The reductions are vector-lane reductions
+  /// (warp shuffles on GPUs): no team barrier inside the walk.
   ///
-  /// Measured on the H100 (studies/scan/NOTES.md): a window walked by one thread made the
-  /// look-back grow with the window; the parallel window is 1.3-1.6x faster on tiles of up to
-  /// 2048 elements. What the look-back still costs is mostly the window read itself: reading
-  /// status words that other SMs are writing, once per tile, doubles the time of the scan
-  /// without look-back; waits, polling scope, delays and occupancy changed nothing measurable.
-  KOKKOS_INLINE_FUNCTION T look_back(const member_type& team, long tile, T aggregate) const {
-    const int rank = team.team_rank();
-    const int width = team.team_size();
-    if (rank == 0) tiles.publish(tile, tile == 0 ? tile_inclusive : tile_aggregate, aggregate);
-    if (tile == 0) return T(0);
+  /// Measured on the H100 (studies/scan/NOTES.md): a window of team_size words evaluated by
+  /// three team reductions (session 4) cost as much as the rest of the scan; CUB reads 32
+  /// words with one warp.
+  KOKKOS_INLINE_FUNCTION T look_back(const member_type& team, int lane, long tile, T aggregate,
+                                      const long long (&times)[3]) const {
+    const long long published = clock();
+    if (tile == 0) {
+      Kokkos::single(Kokkos::PerThread(team), [&]() {
+        tiles.publish(0, tile_inclusive, aggregate);
+        if constexpr (Probe) record(0, 0, 0, published, published, times, 0, 0);
+      });
+      return T(0);
+    }
+    Kokkos::single(Kokkos::PerThread(team), [&]() { tiles.publish(tile, tile_aggregate, aggregate); });
+    constexpr int E = single_pass_window_entries;
+    const int width = E * lanes;  // entries per window; entry e = k * lanes + lane is predecessor base - e
     T prefix = T(0);
     long base = tile - 1;  // nearest predecessor not added yet
+    std::uint64_t waits = 0, windows = 0;
+    long long first_read = 0;
     for (;;) {
-      // My entry of the window: predecessor base - rank.
-      T v = T(0);
-      std::uint32_t kind = tile_inclusive;  // before tile 0: never added (tile 0 is inclusive)
-      if (base - rank >= 0) kind = tiles.read(base - rank, v);
-      int nearest = kind == tile_inclusive ? rank : width;  // nearest inclusive prefix in the window
-      team.team_reduce(Kokkos::Min<int>(nearest));
-      if (rank < nearest && kind == 0) {
-        // Wait for my predecessor; it may publish its inclusive prefix meanwhile.
-        do {
-          spin_pause();
-          kind = tiles.read(base - rank, v);
-        } while (kind == 0);
-        if (kind == tile_inclusive) nearest = rank;
+      const long long read_at = windows == 0 ? clock() : 0;
+      T v[E];
+      std::uint32_t kind[E];
+      for (int k = 0; k < E; ++k) {
+        v[k] = T(0);
+        kind[k] = tile_inclusive;  // before tile 0: never added (tile 0 is inclusive)
+        const long p = base - (k * lanes + lane);
+        if (p >= 0) kind[k] = tiles.read(p, v[k]);
       }
-      team.team_reduce(Kokkos::Min<int>(nearest));
-      T sum = rank <= nearest ? v : T(0);
-      team.team_reduce(Kokkos::Sum<T>(sum));
+      ++windows;
+      int nearest = width;  // entry of the nearest inclusive prefix; width: none in this window
+      for (;;) {  // until every entry before the nearest inclusive prefix is published
+        int mine = width;
+        for (int k = E - 1; k >= 0; --k)
+          if (kind[k] == tile_inclusive) mine = k * lanes + lane;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, lanes),
+            [&](int, int& m) {
+              if (mine < m) m = mine;
+            },
+            Kokkos::Min<int>(nearest));
+        int missing = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, lanes),
+            [&](int, int& m) {
+              for (int k = 0; k < E; ++k) m += kind[k] == 0 && k * lanes + lane < nearest ? 1 : 0;
+            },
+            missing);
+        if (Probe && windows == 1 && first_read == 0) first_read = clock() - read_at;
+        if (missing == 0) break;
+        ++waits;
+        spin_pause();
+        for (int k = 0; k < E; ++k)
+          if (kind[k] == 0 && k * lanes + lane < nearest) kind[k] = tiles.read(base - (k * lanes + lane), v[k]);
+      }
+      T sum = T(0);
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, lanes),
+          [&](int, T& acc) {
+            for (int k = 0; k < E; ++k)
+              if (k * lanes + lane <= nearest) acc += v[k];
+          },
+          sum);
       prefix = sum + prefix;
-      if (nearest < width) break;
+      if (nearest < width) {
+        base -= nearest;
+        break;
+      }
       base -= width;
     }
-    if (rank == 0) tiles.publish(tile, tile_inclusive, prefix + aggregate);
+    Kokkos::single(Kokkos::PerThread(team), [&]() {
+      tiles.publish(tile, tile_inclusive, prefix + aggregate);
+      if constexpr (Probe)
+        record(tile, std::uint64_t(tile - base), waits, published, clock(), times, first_read,
+               windows);
+    });
     return prefix;
+  }
+
+  /// times: the tile's start, its id known, its team's totals known.
+  KOKKOS_INLINE_FUNCTION void record(long tile, std::uint64_t depth, std::uint64_t waits, long long published,
+                                     long long inclusive, const long long (&times)[3], long long first_read,
+                                     std::uint64_t windows) const {
+    std::uint64_t* w = probe + probe_words * tile;
+    w[0] = depth;
+    w[1] = waits;
+    w[2] = std::uint64_t(published - times[0]);
+    w[3] = std::uint64_t(inclusive - published);
+    w[4] = std::uint64_t(times[1] - times[0]);
+    w[5] = std::uint64_t(times[2] - times[1]);
+    w[6] = std::uint64_t(first_read);
+    w[7] = windows;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     // Tile ids in the order teams start, so every predecessor of a tile is already running:
     // the look-back below never waits on a team that has not been scheduled.
+    const long long started = clock();
     long tile = 0;
     Kokkos::single(
         Kokkos::PerTeam(team),
         [&](long& id) { id = long(Kokkos::atomic_fetch_add(counter, 1u)); },
         tile);
+    long long times[3] = {started, clock(), 0};
 
-    const int rank = team.team_rank();
-    const int ts = team.team_size();
-    Scratch* sh = static_cast<Scratch*>(team.team_scratch(0).get_shmem(Scratch::bytes(ts)));
-    const std::size_t tile_first = std::size_t(tile) * ts * Items;
+    // This lane's place in the team: a vector range of exactly `lanes` indices gives each
+    // lane one index (its lane; the only index 0 with one lane).
+    int lane = 0;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int i) { lane = i; });
+    const int warp = team.team_rank();
+    const int warps = team.team_size();
+    const int threads = warps * lanes;
+    const int rank = warp * lanes + lane;
+
+    char* const scratch = static_cast<char*>(team.team_scratch(0).get_shmem(scratch_bytes(threads, lanes)));
+    T* const thread_totals = reinterpret_cast<T*>(scratch);
+    T* const warp_totals = thread_totals + threads;
+    T* const tile_prefix_slot = warp_totals + warps;
+    const std::uintptr_t staged_at = (reinterpret_cast<std::uintptr_t>(scratch) + head_bytes(threads, lanes) + 15) / 16 * 16;
+
+    const std::size_t tile_first = std::size_t(tile) * threads * Items;
     const std::size_t left = tile_first < n ? n - tile_first : 0;
-    const std::size_t tile_valid = left < std::size_t(ts) * Items ? left : std::size_t(ts) * Items;
+    const std::size_t tile_valid = left < std::size_t(threads) * Items ? left : std::size_t(threads) * Items;
     const std::size_t first = tile_first + std::size_t(rank) * Items;
     const std::size_t valid = first < n ? n - first : 0;
     ThreadItems<T, Items> x;
     if constexpr (Staged) {
-      const StagedTile<T, Items> staged{sh->tile(ts)};
-      staged.read(team, in + tile_first, tile_valid);
+      const StagedTile<T, Items> staged{reinterpret_cast<T*>(staged_at)};
+      staged.read(rank, threads, in + tile_first, tile_valid);
       team.team_barrier();
       staged.get(rank, x);
     } else {
       x.load(in + first, valid);
     }
     for (int j = 1; j < Items; ++j) x.v[j] += x.v[j - 1];
-
-    // Exclusive prefix of this thread within the tile, and the tile's aggregate.
     const T thread_total = x.v[Items - 1];
-    const T thread_prefix = team.team_scan(thread_total);
-    if (rank == team.team_size() - 1) sh->aggregate = thread_prefix + thread_total;
-    team.team_barrier();
-    const T aggregate = sh->aggregate;
-    const T tile_prefix = look_back(team, tile, aggregate);
-
-    const T offset = tile_prefix + thread_prefix;
-    if constexpr (Exclusive) {
-      // exclusive[j] = offset + inclusive[j] - input[j], done by shifting to stay exact
-      for (int j = Items - 1; j > 0; --j) x.v[j] = offset + x.v[j - 1];
-      x.v[0] = offset;
-    } else {
-      for (int j = 0; j < Items; ++j) x.v[j] += offset;
-    }
     if constexpr (Staged) {
-      // Every thread read its elements from the staged tile before the barrier on the aggregate.
-      const StagedTile<T, Items> staged{sh->tile(ts)};
+      // Park the thread's scanned items in the staged tile (exclusive within the thread when
+      // the scan is exclusive: a shift, exact), so that no register holds them across the
+      // look-back: the kernel's registers, hence the teams an SM holds, are set by the load
+      // phase alone.
+      if constexpr (Exclusive) {
+        for (int j = Items - 1; j > 0; --j) x.v[j] = x.v[j - 1];
+        x.v[0] = T(0);
+      }
+      const StagedTile<T, Items> staged{reinterpret_cast<T*>(staged_at)};
+      staged.put(rank, x);
+    }
+
+    // Exclusive prefix of this thread within the tile: a scan over the lanes (through the
+    // per-thread totals in scratch; the vector range ends with a lane barrier), then over
+    // the warps' totals; and the tile's aggregate.
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes),
+                         [&](int i) { thread_totals[warp * lanes + i] = thread_total; });
+    T lane_prefix = T(0);
+    Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, lanes), [&](int i, T& update, const bool final) {
+      if (final) lane_prefix = update;
+      update += thread_totals[warp * lanes + i];
+    });
+    if (lane == lanes - 1) warp_totals[warp] = lane_prefix + thread_total;
+    team.team_barrier();
+    if constexpr (Probe) times[2] = clock();
+    T thread_prefix = lane_prefix;
+    T aggregate = T(0);
+    for (int w = 0; w < warps; ++w) {
+      if (w == warp) thread_prefix += aggregate;
+      aggregate += warp_totals[w];
+    }
+
+    if (warp == 0) {
+      const T p = look_back(team, lane, tile, aggregate, times);
+      Kokkos::single(Kokkos::PerThread(team), [&]() { *tile_prefix_slot = p; });
+    }
+    team.team_barrier();
+    const T offset = *tile_prefix_slot + thread_prefix;
+    if constexpr (Staged) {
+      // The parked items (every thread wrote its own vectors; nobody else reads them before
+      // the barrier below), plus the offset, then the tile out, coalesced.
+      const StagedTile<T, Items> staged{reinterpret_cast<T*>(staged_at)};
+      staged.get(rank, x);
+      for (int j = 0; j < Items; ++j) x.v[j] += offset;
       staged.put(rank, x);
       team.team_barrier();
-      staged.write(team, out + tile_first, tile_valid);
+      staged.write(rank, threads, out + tile_first, tile_valid);
     } else {
+      if constexpr (Exclusive) {
+        // exclusive[j] = offset + inclusive[j] - input[j], done by shifting to stay exact
+        for (int j = Items - 1; j > 0; --j) x.v[j] = offset + x.v[j - 1];
+        x.v[0] = offset;
+      } else {
+        for (int j = 0; j < Items; ++j) x.v[j] += offset;
+      }
       x.store(out + first, valid);
     }
   }
@@ -437,31 +590,41 @@ struct SinglePassKernel {
 /// Default team size of the single pass on GPUs (lowered at launch to what fits).
 template <class T>
 constexpr int single_pass_default_team(bool staged) {
-  return staged ? 128 : sizeof(T) <= 4 ? 512 : 256;
+  if (staged) return sizeof(T) <= 4 ? 256 : 128;
+  return sizeof(T) <= 4 ? 512 : 256;
 }
 
 /// The single-pass policy with defaults filled in for Exec and T.
 template <class Exec, class T>
 SinglePassPolicy resolve(SinglePassPolicy p) {
-  // GPUs: direct loads; 512 x 16 for 4-byte types and 256 x 32 for 8-byte ones (team size
-  // lowered at launch to what fits), the best of the H100 sweep with the parallel look-back
-  // (scan_sweep/..., results/h100-cuda/scan/scan-sweep.json; runs differ by up to 10 % at
-  // one configuration, studies/scan/NOTES.md). Host backends: one thread per team, 256
-  // items. Team size 0 stays "automatic" until the launch.
-  if (p.load == TileLoad::automatic) p.load = TileLoad::direct;
-  if (p.items_per_thread == 0) p.items_per_thread = is_host_space_v<Exec> ? 256 : sizeof(T) <= 4 ? 16 : 32;
-  if (p.team_size == 0 && is_host_space_v<Exec>) p.team_size = 1;
+  // GPUs: 32 items per thread, staged tiles, 256 threads for 4-byte types and 128 for 8-byte
+  // ones (32 KiB tiles; team size lowered at launch to what fits): the best of the H100 sweep
+  // with the warp-wide look-back, within 2-4 % of the best direct-load configuration
+  // (results/h100-cuda/scan/scan-sweep-s5.json, studies/scan/NOTES.md). A policy that names
+  // its items per thread, or a team too large for a staged tile of them, loads directly.
+  // Host backends: one thread per team, 256 items, direct. Team size 0 stays "automatic"
+  // until the launch.
+  constexpr bool host = is_host_space_v<Exec>;
+  const bool default_items = p.items_per_thread == 0;
+  if (default_items) p.items_per_thread = host ? 256 : 32;
+  if (p.load == TileLoad::automatic) {
+    const bool fits = p.team_size == 0 || std::size_t(p.team_size) * p.items_per_thread * sizeof(T) <= 32768;
+    p.load = !host && default_items && fits ? TileLoad::staged : TileLoad::direct;
+  }
+  if (p.team_size == 0 && host) p.team_size = 1;
   return p;
 }
 
-/// The largest team the backend launches the single pass with, given the team scratch a team
-/// of `team_size` threads needs (the kernel's registers and that scratch decide it).
-template <class Exec, class T, int Items, bool Exclusive, bool Staged>
+/// The largest team (in threads: Kokkos threads x lanes) the backend launches the single
+/// pass with, given the team scratch a team of `team_size` threads needs (the kernel's
+/// registers and that scratch decide it).
+template <class Exec, class T, int Items, bool Exclusive, bool Staged, bool Probe = false>
 int single_pass_limit(const Exec& exec, int team_size) {
-  using Kernel = SinglePassKernel<Exec, T, Items, Exclusive, Staged>;
-  Kokkos::TeamPolicy<Exec> probe(exec, 1, 1);
-  probe.set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::bytes(team_size)));
-  return probe.team_size_max(Kernel{}, Kokkos::ParallelForTag());
+  using Kernel = SinglePassKernel<Exec, T, Items, Exclusive, Staged, Probe>;
+  const int lanes = single_pass_lanes<Exec>();
+  Kokkos::TeamPolicy<Exec> probe(exec, 1, 1, lanes);
+  probe.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(team_size, lanes)));
+  return probe.team_size_max(Kernel{}, Kokkos::ParallelForTag()) * lanes;
 }
 
 /// Calls f(std::integral_constant<int, Items>, std::bool_constant<Staged>) for the policy's
@@ -477,25 +640,29 @@ decltype(auto) with_single_pass_kernel(const SinglePassPolicy& p, F&& f) {
   switch (p.items_per_thread) {
     case 8: return either(std::integral_constant<int, 8>{});
     case 16: return either(std::integral_constant<int, 16>{});
+    case 24: return either(std::integral_constant<int, 24>{});
     case 32: return either(std::integral_constant<int, 32>{});
+    case 48: return either(std::integral_constant<int, 48>{});
+    case 64: return either(std::integral_constant<int, 64>{});
     case 256:
       if (staged)
         throw std::invalid_argument("kps: single_pass scan: 256 items per thread load directly (a staged tile "
                                     "that large exceeds team scratch)");
       return f(std::integral_constant<int, 256>{}, std::false_type{});
     default:
-      throw std::invalid_argument("kps: single_pass scan: items_per_thread must be 8, 16, 32 or 256, got " +
+      throw std::invalid_argument("kps: single_pass scan: items_per_thread must be 8, 16, 24, 32, 48, 64 or 256, got " +
                                   std::to_string(p.items_per_thread));
   }
 }
 
 /// Whether the backend launches the (exclusive) single pass with this policy; policies kps
-/// refuses (items per thread not 8, 16, 32 or 256, staged 256) are not launchable either.
+/// refuses (items per thread not 8, 16, 24, 32, 48, 64 or 256, staged 256) are not launchable either.
 template <class Exec, class T>
 bool single_pass_launchable(const Exec& exec, SinglePassPolicy p) {
   p = resolve<Exec, T>(p);
   if (p.team_size <= 0) return p.team_size == 0;  // automatic: lowered to what fits
   try {
+    if (p.team_size % single_pass_lanes<Exec>() != 0) return false;
     return with_single_pass_kernel(p, [&](auto items, auto stage) {
       return p.team_size <=
              single_pass_limit<Exec, T, decltype(items)::value, true, decltype(stage)::value>(exec, p.team_size);
@@ -505,22 +672,51 @@ bool single_pass_launchable(const Exec& exec, SinglePassPolicy p) {
   }
 }
 
-template <class Exec, class T, int Items, bool Exclusive, bool Staged>
-void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, int team_size,
-                        Workspace<Exec>& ws) {
-  using Kernel = SinglePassKernel<Exec, T, Items, Exclusive, Staged>;
-  auto limit = [&](int ts) { return single_pass_limit<Exec, T, Items, Exclusive, Staged>(exec, ts); };
-  if (team_size == 0) {  // automatic: the largest multiple of 128 up to the default that fits
+/// The team size (threads) the single pass launches with for a requested one (0: automatic,
+/// the largest multiple of 128 up to the default that fits); throws std::invalid_argument for
+/// a team size that is not a multiple of the vector lanes or over the backend's limit.
+template <class Exec, class T, int Items, bool Exclusive, bool Staged, bool Probe = false>
+int single_pass_team(const Exec& exec, int team_size) {
+  using Kernel = SinglePassKernel<Exec, T, Items, Exclusive, Staged, Probe>;
+  const int lanes = single_pass_lanes<Exec>();
+  auto limit = [&](int ts) { return single_pass_limit<Exec, T, Items, Exclusive, Staged, Probe>(exec, ts); };
+  if (team_size == 0) {
     int ts = single_pass_default_team<T>(Staged);
-    while (ts > 1 && limit(ts) < ts) ts = ts > 128 ? ts - 128 : ts / 2;
-    team_size = ts;
+    while (ts > lanes && limit(ts) < ts) ts = ts > 128 ? ts - 128 : ts / 2;
+    return ts;
   }
+  if (team_size % lanes != 0)
+    throw std::invalid_argument("kps: single_pass scan: team size " + std::to_string(team_size) +
+                                " is not a multiple of the backend's " + std::to_string(lanes) + " vector lanes");
   const int max = limit(team_size);
   if (team_size > max)
     throw std::invalid_argument("kps: single_pass scan: team size " + std::to_string(team_size) + " with " +
                                 std::to_string(Items) + " items per thread exceeds the backend's limit of " +
                                 std::to_string(max) + " (team scratch " +
-                                std::to_string(Kernel::Scratch::bytes(team_size)) + " bytes)");
+                                std::to_string(Kernel::scratch_bytes(team_size, lanes)) + " bytes)");
+  return team_size;
+}
+
+/// Words per tile of the single pass's look-back probe.
+inline constexpr int single_pass_probe_words = 8;
+
+/// Elements per tile of the probed single pass with this policy on exec (what its launch uses).
+template <class Exec, class T>
+std::size_t single_pass_tile_elements(const Exec& exec, SinglePassPolicy p) {
+  p = resolve<Exec, T>(p);
+  if (p.team_size < 0) throw std::invalid_argument("kps: single_pass scan: team size must be positive");
+  return with_single_pass_kernel(p, [&](auto items, auto stage) {
+    constexpr int I = decltype(items)::value;
+    return std::size_t(single_pass_team<Exec, T, I, true, decltype(stage)::value, true>(exec, p.team_size)) * I;
+  });
+}
+
+template <class Exec, class T, int Items, bool Exclusive, bool Staged, bool Probe>
+void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, int team_size,
+                        Workspace<Exec>& ws, std::uint64_t* probe) {
+  using Kernel = SinglePassKernel<Exec, T, Items, Exclusive, Staged, Probe>;
+  const int lanes = single_pass_lanes<Exec>();
+  team_size = single_pass_team<Exec, T, Items, Exclusive, Staged, Probe>(exec, team_size);
   const std::size_t tile_elems = std::size_t(team_size) * Items;
   const std::size_t tiles = (n + tile_elems - 1) / tile_elems;
   if (tiles > std::size_t(2147483647))
@@ -533,26 +729,28 @@ void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, in
     ws.values = {};
     const std::size_t cap = tiles > ws.status.extent(0) ? tiles : ws.status.extent(0);
     ws.status = Kokkos::View<std::uint64_t*, typename Exec::memory_space>("kps::scan::status", cap);
-    ws.values = Kokkos::View<std::uint64_t*, typename Exec::memory_space>("kps::scan::values", 2 * cap);
+    ws.values = Kokkos::View<std::uint64_t*, typename Exec::memory_space>("kps::scan::values", 4 * cap);
     ws.epoch = 0;
   }
   if (!ws.tile_counter.data())
     ws.tile_counter = Kokkos::View<unsigned int, typename Exec::memory_space>("kps::scan::tile_counter");
-  Kernel k{in, out, n, TileStatus<T>{ws.status.data(), ws.values.data(), ws.epoch + 1}, ws.tile_counter.data()};
+  Kernel k{in, out, n, TileStatus<T>{ws.status.data(), ws.values.data(), ws.epoch + 1}, ws.tile_counter.data(), lanes, probe};
   // Every call starts its tile ids from 0 on exec's stream (a 4-byte fill): a call that
   // failed to launch can never leave the counter out of step with the next one.
   ++ws.epoch;
   Kokkos::deep_copy(exec, ws.tile_counter, 0u);
-  Kokkos::TeamPolicy<Exec> policy(exec, static_cast<int>(tiles), team_size);
-  policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::bytes(team_size)));
+  Kokkos::TeamPolicy<Exec> policy(exec, static_cast<int>(tiles), team_size / lanes, lanes);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(team_size, lanes)));
   Kokkos::parallel_for(Exclusive ? "kps::single_pass_scan::exclusive" : "kps::single_pass_scan::inclusive",
                        policy, k);
 }
 
 /// Single-pass scan of in[0, n) into out (in may equal out).
+/// `probe`, when given, receives single_pass_probe_words words per tile (SinglePassKernel::
+/// probe); it must hold that many per tile of single_pass_tile_elements(exec, policy) elements.
 template <class Exec, class T>
 void single_pass_scan(const Exec& exec, const T* in, T* out, std::size_t n, bool exclusive,
-                      SinglePassPolicy policy, Workspace<Exec>& ws) {
+                      SinglePassPolicy policy, Workspace<Exec>& ws, std::uint64_t* probe = nullptr) {
   if (n == 0) return;
   policy = resolve<Exec, T>(policy);
   const int ts = policy.team_size;  // 0: automatic (GPUs)
@@ -560,10 +758,14 @@ void single_pass_scan(const Exec& exec, const T* in, T* out, std::size_t n, bool
   with_single_pass_kernel(policy, [&](auto items, auto stage) {
     constexpr int I = decltype(items)::value;
     constexpr bool S = decltype(stage)::value;
-    if (exclusive)
-      launch_single_pass<Exec, T, I, true, S>(exec, in, out, n, ts, ws);
+    if (probe && !exclusive)
+      throw std::invalid_argument("kps: single_pass scan: the look-back probe is built for exclusive scans only");
+    if (probe)
+      launch_single_pass<Exec, T, I, true, S, true>(exec, in, out, n, ts, ws, probe);
+    else if (exclusive)
+      launch_single_pass<Exec, T, I, true, S, false>(exec, in, out, n, ts, ws, nullptr);
     else
-      launch_single_pass<Exec, T, I, false, S>(exec, in, out, n, ts, ws);
+      launch_single_pass<Exec, T, I, false, S, false>(exec, in, out, n, ts, ws, nullptr);
   });
 }
 
