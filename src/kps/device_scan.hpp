@@ -597,16 +597,16 @@ constexpr int single_pass_default_team(bool staged) {
 /// The single-pass policy with defaults filled in for Exec and T.
 template <class Exec, class T>
 SinglePassPolicy resolve(SinglePassPolicy p) {
-  // GPUs: 32 items per thread, staged tiles, 256 threads for 4-byte types and 128 for 8-byte
-  // ones (32 KiB tiles; team size lowered at launch to what fits): the best of the H100 sweep
-  // with the warp-wide look-back, within 2-4 % of the best direct-load configuration
-  // (results/h100-cuda/scan/scan-sweep-s5.json, studies/scan/NOTES.md). A policy that names
-  // its items per thread, or a team too large for a staged tile of them, loads directly.
-  // Host backends: one thread per team, 256 items, direct. Team size 0 stays "automatic"
-  // until the launch.
+  // GPUs: staged tiles of 256 x 32 for 4-byte types and 128 x 16 for 8-byte ones (team size
+  // lowered at launch to what fits), the best of the H100 sweep after the look-back was made
+  // warp-wide and the staged tile began to hold the items across it
+  // (results/h100-cuda/scan/scan-sweep-s5.json, studies/scan/NOTES.md). A policy that names its
+  // items per thread, or a team too large for a staged tile of them, loads directly. Host
+  // backends: one thread per team, 256 items, direct. Team size 0 stays "automatic" until the
+  // launch.
   constexpr bool host = is_host_space_v<Exec>;
   const bool default_items = p.items_per_thread == 0;
-  if (default_items) p.items_per_thread = host ? 256 : 32;
+  if (default_items) p.items_per_thread = host ? 256 : sizeof(T) <= 4 ? 32 : 16;
   if (p.load == TileLoad::automatic) {
     const bool fits = p.team_size == 0 || std::size_t(p.team_size) * p.items_per_thread * sizeof(T) <= 32768;
     p.load = !host && default_items && fits ? TileLoad::staged : TileLoad::direct;
