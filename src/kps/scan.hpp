@@ -54,11 +54,12 @@ inline std::optional<ScanAlgorithm> scan_algorithm_from_string(std::string_view 
 }
 
 /// Elements from which `automatic` runs the single pass on a GPU: below, 16384-element tiles
-/// leave most SMs idle and Kokkos' scan is as fast or faster. H100 crossover (same run, see
-/// studies/scan/NOTES.md): 4-byte types win from 2^18 (103 vs 87 GB/s int32), 8-byte types
-/// from 2^20 (497 vs 275 GB/s double; 147 vs 154 at 2^18).
+/// leave most SMs idle and Kokkos' scan is as fast or faster. H100 crossover with the session-5
+/// defaults (same run, results/h100-cuda/scan/scan-single-pass.json): the single pass is 1.12x
+/// (int32) and 1.39x (double) Kokkos' scan at 2^18, 1.02x / 1.04x at 2^16 (noise at that size),
+/// 0.96x / 0.94x at 2^14; so both from 2^18.
 template <class T>
-inline constexpr std::size_t single_pass_gpu_threshold = std::size_t(1) << (sizeof(T) <= 4 ? 18 : 20);
+inline constexpr std::size_t single_pass_gpu_threshold = std::size_t(1) << 18;
 
 /// What `automatic` runs for n elements on Exec: the algorithm measured fastest there.
 /// On the host backends the team-parallel single pass wins once there are enough tiles to
