@@ -23,10 +23,12 @@ def study_names():
 def load_results(folder):
     """(docs, records, context) of every JSON in one study's results folder
     (results/<machine>/<study>): one record per benchmark (see medians), a complete run's record
-    winning over an interrupted run's; the contexts merged. Empty lists where there is none."""
+    winning over an interrupted run's and, among those, the newest run's (Google Benchmark's
+    context date) over older ones; the contexts merged. Empty lists where there is none."""
     files = sorted(f for f in os.listdir(folder) if f.endswith(".json")) if os.path.isdir(folder) else []
     docs = [load(os.path.join(folder, f)) for f in files]
-    ordered = sorted(docs, key=lambda doc: doc.get("context", {}).get("kps_incomplete") == "true", reverse=True)
+    ordered = sorted(docs, key=lambda doc: (doc.get("context", {}).get("kps_incomplete") != "true",
+                                            doc.get("context", {}).get("date", "")))
     records = list({r["name"]: r for doc in ordered for r in medians(doc)}.values())
     ctx = {}
     for doc in docs:
