@@ -285,5 +285,18 @@ TEST(ScanApi, LookBackProbe) {
   }
 }
 
+
+// The workspace of an instance keeps that instance alive, so that no later instance can take
+// its id (CUDA derives ids from addresses) while scans on it may be in flight.
+TEST(ScanApi, WorkspaceKeepsItsInstance) {
+  const ExecutionSpace exec;
+  Kokkos::View<int*, ExecutionSpace::memory_space> a("a", 1000);
+  exclusive_scan(exec, a, a, ScanAlgorithm::single_pass);
+  exec.fence();
+  auto& ws = impl::workspace(exec);
+  ASSERT_TRUE(ws.owner.has_value());
+  EXPECT_EQ(impl::instance_key(*ws.owner), impl::instance_key(exec));
+}
+
 }  // namespace scan_tests
 }  // namespace kps::test

@@ -3,13 +3,18 @@
 // no initialisation kernel (its tile status words carry the epoch of the call that wrote them).
 //
 // Instances are told apart by Kokkos' instance id where the backend has one, so scans on
-// different streams never share status words. Calls on one instance run in order.
+// different streams never share status words. Calls on one instance run in order. Each
+// workspace keeps a copy of the instance it was made for, so that instance (its stream) lives
+// until Kokkos finalizes: a backend may give a new instance the id of a destroyed one (CUDA
+// derives it from the instance's address), and the new instance would then share the status
+// words and tile counter of scans still in flight on the old stream.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <typeindex>
 #include <utility>
 
@@ -46,6 +51,7 @@ struct Workspace {
   // a single ATOMG.ADD. A launch has fewer than 2^31 tiles.
   Kokkos::View<unsigned int, memory_space> tile_counter;
   std::uint32_t epoch = 0;         // epoch of the last single-pass call
+  std::optional<Exec> owner;       // the instance this workspace belongs to, kept alive (see above)
 
   /// At least `bytes` of scratch, aligned for any element type.
   unsigned char* scratch_bytes(const Exec& exec, std::size_t bytes) {
@@ -59,8 +65,8 @@ struct Workspace {
   }
 };
 
-/// The workspace of `exec`, created on first use; all are released when Kokkos finalizes
-/// (Views must not outlive it). Thread-safe.
+/// The workspace of `exec`, created on first use; all are released, with the instances they
+/// keep, when Kokkos finalizes (Views must not outlive it). Thread-safe.
 template <class Exec>
 Workspace<Exec>& workspace(const Exec& exec) {
   using Registry = std::map<std::uint64_t, std::unique_ptr<Workspace<Exec>>>;
@@ -76,7 +82,10 @@ Workspace<Exec>& workspace(const Exec& exec) {
     });
   }
   auto& slot = (*registry)[instance_key(exec)];
-  if (!slot) slot = std::make_unique<Workspace<Exec>>();
+  if (!slot) {
+    slot = std::make_unique<Workspace<Exec>>();
+    slot->owner = exec;
+  }
   return *slot;
 }
 
