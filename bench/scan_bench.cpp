@@ -78,9 +78,9 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
   }
 }
 
-/// scan_lookback/single_pass/<type>/<N>[/team:T/items:I]: one probed single-pass scan
-/// (kps::impl::SinglePassKernel::probe), checked, and the look-back's statistics over all
-/// tiles as counters (kps::impl::SinglePassKernel::probe): the depth reached (how many
+/// scan_lookback/single_pass/<type>/<N>[/team:T/items:I/load:L]: one probed single-pass scan,
+/// checked, and the look-back's statistics over all tiles as counters
+/// (kps::impl::SinglePassKernel::probe): the depth reached (how many
 /// predecessors back the nearest inclusive prefix was), the rounds spent waiting for
 /// unpublished predecessors, the windows read, and clock ticks (cycles on GPUs, ns on host
 /// backends): start to aggregate, aggregate to inclusive prefix (the look-back), start to tile

@@ -319,10 +319,13 @@ struct StagedTile {
   }
 };
 
-/// Predecessors each lane reads per look-back window (a window is this many times the lanes):
-/// reads are concurrent, so a wider window walks a deep chain of aggregates in fewer round
-/// trips to memory.
+/// Predecessors each lane reads per look-back window (a window is this many times the lanes).
+/// One: on the H100 two cost 10 registers, hence a team per SM, and ran slower
+/// (studies/scan/NOTES.md, session 5); kept as a constant so the look-back is written for any.
 inline constexpr int single_pass_window_entries = 1;
+
+/// Words per tile of the single pass's look-back probe (SinglePassKernel::probe).
+inline constexpr int single_pass_probe_words = 8;
 
 /// Vector lanes per Kokkos thread of the single pass: the look-back is done by one Kokkos
 /// thread whose lanes read a window of predecessors and reduce it (shuffles on GPUs), like
@@ -346,7 +349,7 @@ struct SinglePassKernel {
   unsigned int* counter;  // 0 at launch; 32-bit: Kokkos' 64-bit atomic_fetch_add is a CAS loop on CUDA
   int lanes;              // vector lanes per Kokkos thread (the team is team_size x lanes threads)
   /// Look-back probe of the Probe instantiation (the scan study's instrument; a separate
-  /// kernel, so that the scan proper spends no registers on it): probe_words per tile, written
+  /// kernel, so that the scan proper spends no registers on it): single_pass_probe_words per tile, written
   /// by the tile's team (BackendClock ticks: cycles on GPUs, ns on host backends):
   ///  0 depth reached (tile - the predecessor whose inclusive prefix ended the walk; 0: tile 0)
   ///  1 rounds spent waiting for unpublished predecessors
@@ -357,7 +360,6 @@ struct SinglePassKernel {
   ///  6 ticks of the first window read (issued to known by all lanes)
   ///  7 windows read
   std::uint64_t* probe = nullptr;
-  static constexpr int probe_words = 8;  // single_pass_probe_words
   KOKKOS_INLINE_FUNCTION static long long clock() {
     if constexpr (Probe)
       return BackendClock<Exec>::now();
@@ -473,7 +475,7 @@ struct SinglePassKernel {
   KOKKOS_INLINE_FUNCTION void record(long tile, std::uint64_t depth, std::uint64_t waits, long long published,
                                      long long inclusive, const long long (&times)[3], long long first_read,
                                      std::uint64_t windows) const {
-    std::uint64_t* w = probe + probe_words * tile;
+    std::uint64_t* w = probe + single_pass_probe_words * tile;
     w[0] = depth;
     w[1] = waits;
     w[2] = std::uint64_t(published - times[0]);
@@ -696,9 +698,6 @@ int single_pass_team(const Exec& exec, int team_size) {
                                 std::to_string(Kernel::scratch_bytes(team_size, lanes)) + " bytes)");
   return team_size;
 }
-
-/// Words per tile of the single pass's look-back probe.
-inline constexpr int single_pass_probe_words = 8;
 
 /// Elements per tile of the probed single pass with this policy on exec (what its launch uses).
 template <class Exec, class T>
