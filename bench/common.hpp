@@ -92,6 +92,15 @@ double median_seconds(const Exec& exec, const std::function<void()>& f, int reps
 std::vector<double> interleaved_median_seconds(const Exec& exec, const std::vector<std::function<void()>>& fs,
                                                int reps = 15);
 
+/// The same rounds (`wall`), then, where the backend has device events (CUDA), as many
+/// rounds timed by events on exec (`gpu`: what the GPU spent from the call's first operation
+/// to its last, plus any wait for the host inside the call); `gpu` is empty on other backends.
+struct Medians {
+  std::vector<double> wall;
+  std::vector<double> gpu;
+};
+Medians interleaved_medians(const Exec& exec, const std::vector<std::function<void()>>& fs, int reps = 15);
+
 /// Sets GB/s (bytes per call / time) and elements/s.
 void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call);
 

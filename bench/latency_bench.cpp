@@ -8,8 +8,9 @@
 // also carries the latency model's prediction (kps/latency_model.hpp) from two calibration
 // points measured first for its kernel (impl, math, chains): one warp alone (teams:1,
 // threads:32) and one saturated team (teams:1, threads:1024); counters predicted_ms and prediction_error
-// (= predicted / measured - 1), plus the calibrated constants, so that the comparison can be
-// recomputed from the JSON alone.
+// (= predicted / measured - 1), plus the calibrated constants and the arbitration between
+// co-resident blocks (model_oldest_first: the oldest block's warps are served first), so that
+// the comparison can be recomputed from the JSON alone.
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -104,7 +105,7 @@ void run(benchmark::State& state, const Options& o, const Point& p) {
     const int regs = registers(p.impl, p.chains, p.math);
     const DeviceLimits limits = limits_for(o.device.compute_capability);
     const OccupancyResult occ = occupancy(limits, KernelResources{cfg.team_size, regs, 0, 0});
-    const LatencyDevice dev{sms, limits.sub_partitions, limits.warp_size};
+    const LatencyDevice dev{sms, limits.sub_partitions, limits.warp_size, BlockArbitration::oldest_first};
     const LatencyLaunch l{cfg.league, cfg.team_size, cfg.iterations, occ.blocks_per_sm};
     const double predicted = predict_latency_seconds(model, dev, l);
     const long long in_first_wave = std::min<long long>(cfg.league, static_cast<long long>(sms) * occ.blocks_per_sm);
@@ -115,6 +116,7 @@ void run(benchmark::State& state, const Options& o, const Point& p) {
     state.counters["calibration_latency_ns"] = model.latency * 1e9;
     state.counters["calibration_issue_ns"] = model.issue * 1e9;
     state.counters["model_sharp_knee"] = model.saturation == Saturation::bound ? 1 : 0;
+    state.counters["model_oldest_first"] = dev.arbitration == BlockArbitration::oldest_first ? 1 : 0;
     state.counters["predicted_ms"] = predicted * 1e3;
     state.counters["measured_ms"] = measured * 1e3;
     state.counters["prediction_error"] = predicted / measured - 1;

@@ -3,6 +3,10 @@
 //   reduce/<variant>/<type>/<N>   tuned = kps::reduce_sum (lookup table or fallback rule);
 //                                 peers: kokkos = Kokkos::parallel_reduce over a RangePolicy,
 //                                 kokkos_kernels = KokkosBlas::sum, cub = cub::DeviceReduce::Sum
+//   reduce_async/<variant>/<type>/<N>
+//                                 the sum left in device memory, nothing waits for it: tuned =
+//                                 kps::reduce_sum into a rank-0 View, kokkos = parallel_reduce
+//                                 into one, cub = DeviceReduce::Sum (its own interface)
 //   dot/<variant>/<type>/<N>      kps = kps::dot, kokkos_kernels = KokkosBlas::dot
 //   reduce_sweep/seed/<type>/<N>/team:T/items:I
 //                                 the seed's sweep: kps::reduce_sum with team size T (its local
@@ -18,8 +22,11 @@
 // GB/s counts the bytes read once (N x sizeof(T), twice that for dot). ratio_to_copy: the
 // read bandwidth over the read bandwidth implied by a device copy of the same bytes; on CUDA
 // ratio_to_cub (sums): CUB's time over this one's; each from medians of 15 rounds that time
-// this variant and its peers one after the other (common.hpp). Every result is checked after the timed loop against a host reference
-// (exact for integers, compensated long double otherwise), computed once per (type, N).
+// this variant and its peers one after the other (common.hpp); on CUDA also each call's
+// GPU time from events (gpu_us, copy_gpu_us, cub_gpu_us) beside its wall time (wall_us, ...):
+// their difference is the host's share (launch, waking up after the fence). Every result is
+// checked after the timed loop against a host reference (exact for integers, compensated
+// long double otherwise), computed once per (type, N).
 #include <algorithm>
 #include <map>
 #include <thread>
@@ -92,32 +99,67 @@ long double reference(const DeviceView<T>& x, const DeviceView<T>& y) {
   return cache.emplace(key, s).first->second;
 }
 
-/// Times `f` (returns the reduced value) in the benchmark loop, checks its value, and sets
-/// GB/s and the ratios to the copy and (sums on CUDA) CUB.
-template <class T, class F>
+/// Times `f` in the benchmark loop, checks the value, and sets GB/s and the ratios to the copy
+/// and (sums on CUDA) CUB. A synchronous variant's `f(x, y)` returns the reduced value; an
+/// asynchronous one (Async) writes it to a rank-0 device View `r` (`f(x, y, r)`), which is read
+/// back only after the timed calls, and its CUB peer is CUB's own asynchronous form (result in
+/// device memory) in place of CUB plus a copy to the host.
+template <class T, bool Async = false, class F>
 void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std::string& variant, F&& f) {
   const Exec exec;
   try {
     const auto x = random_view<T>("kps::bench::x", n, 777 + n);
     const auto y = inputs == 2 ? random_view<T>("kps::bench::y", n, 778 + n) : DeviceView<T>();
+    Kokkos::View<T, Device> r("kps::bench::result");
     T result = T(0);
-    timed_loop(state, exec, [&] { result = f(x, y); });
+    const auto call = [&] {
+      if constexpr (Async)
+        f(x, y, r);
+      else
+        result = f(x, y);
+    };
+    const auto value = [&] {
+      if constexpr (Async) {
+        T h = T(0);
+        Kokkos::deep_copy(h, r);
+        return h;
+      } else {
+        return result;
+      }
+    };
+    timed_loop(state, exec, call);
     benchmark::DoNotOptimize(result);
-    const std::string error = compare_scalar(f(x, y), reference(x, y), n);
+    const std::string error = compare_scalar(value(), reference(x, y), n);
     if (!error.empty()) return fail(state, variant + ": " + error);
     set_rates(state, n, double(inputs) * n * sizeof(T));
     // Ratios from medians of interleaved rounds of this variant, a device copy of the same
     // bytes and (sums on CUDA) CUB.
     DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
-    std::vector<std::function<void()>> calls{[&] { result = f(x, y); }, [&] { Kokkos::deep_copy(exec, copy, x); }};
+    std::vector<std::function<void()>> calls{call, [&] { Kokkos::deep_copy(exec, copy, x); }};
 #if defined(KOKKOS_ENABLE_CUDA)
     if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
-      if (inputs == 1) calls.push_back([&] { result = kps::cuda::cub_sum(exec, x.data(), n); });
+      if (inputs == 1) {
+        if constexpr (Async)
+          calls.push_back([&] { kps::cuda::cub_sum(exec, x.data(), r.data(), n); });
+        else
+          calls.push_back([&] { result = kps::cuda::cub_sum(exec, x.data(), n); });
+      }
 #endif
-    const std::vector<double> t = interleaved_median_seconds(exec, calls);
+    const Medians t = interleaved_medians(exec, calls);
     // read bandwidth of this variant over the read bandwidth implied by the copy (it reads and writes)
-    state.counters["ratio_to_copy"] = (inputs * t[1]) / (2.0 * t[0]);
-    if (t.size() > 2) state.counters["ratio_to_cub"] = t[2] / t[0];
+    state.counters["ratio_to_copy"] = (inputs * t.wall[1]) / (2.0 * t.wall[0]);
+    if (t.wall.size() > 2) state.counters["ratio_to_cub"] = t.wall[2] / t.wall[0];
+    // Where the device times its work (CUDA events): the GPU's share of each call, in us.
+    if (!t.gpu.empty()) {
+      state.counters["gpu_us"] = 1e6 * t.gpu[0];
+      state.counters["copy_gpu_us"] = 1e6 * t.gpu[1];
+      state.counters["wall_us"] = 1e6 * t.wall[0];
+      state.counters["copy_wall_us"] = 1e6 * t.wall[1];
+      if (t.gpu.size() > 2) {
+        state.counters["cub_gpu_us"] = 1e6 * t.gpu[2];
+        state.counters["cub_wall_us"] = 1e6 * t.wall[2];
+      }
+    }
   } catch (const std::exception& e) {
     fail(state, variant + ": " + e.what());
   }
@@ -193,6 +235,28 @@ void register_type(const Options& o, std::size_t n) {
     add("reduce/cub" + suffix, [=](benchmark::State& s) {
       run_reduction<T>(s, n, 1, "cub", [](const DeviceView<T>& x, const DeviceView<T>&) {
         return kps::cuda::cub_sum(Exec(), x.data(), x.extent(0));
+      });
+    });
+#endif
+  // The same sums with the result left in device memory (no wait, no copy to the host):
+  // kps::reduce_sum into a rank-0 View, Kokkos' parallel_reduce into one, CUB's own form.
+  using R = Kokkos::View<T, Device>;
+  add("reduce_async/tuned" + suffix, [=](benchmark::State& s) {
+    run_reduction<T, true>(s, n, 1, "tuned",
+                           [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) { reduce_sum(Exec(), x, r); });
+  });
+  add("reduce_async/kokkos" + suffix, [=](benchmark::State& s) {
+    run_reduction<T, true>(s, n, 1, "kokkos", [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) {
+      Kokkos::parallel_reduce(
+          "kps::bench::kokkos_reduce", Kokkos::RangePolicy<Exec>(Exec(), 0, x.extent(0)),
+          KOKKOS_LAMBDA(std::size_t i, T & u) { u += x(i); }, r);
+    });
+  });
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
+    add("reduce_async/cub" + suffix, [=](benchmark::State& s) {
+      run_reduction<T, true>(s, n, 1, "cub", [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) {
+        kps::cuda::cub_sum(Exec(), x.data(), r.data(), x.extent(0));
       });
     });
 #endif

@@ -2,7 +2,8 @@
 // policy (lookup table or fallback rule) and families of explicit ones (team sizes, items per
 // thread, league: the seed's relation, fixed, capped as a table row caps it; vector widths), on
 // sizes 0..3, around team x items, primes and 10^6+3, against host references (exact for
-// integers, compensated long double otherwise); bad policies and mismatched lengths throw.
+// integers, compensated long double otherwise), returned on the host and written to rank-0
+// Views (the asynchronous form); bad policies, unallocated results and mismatched lengths throw.
 // The lookup table loader: valid tables and lookups across range boundaries, missing,
 // malformed (each kind, with its line number) and foreign-device tables, and the selection
 // rules of KPS_REDUCE_TABLE (kps/reduce_table.hpp).
@@ -59,6 +60,18 @@ void check_policy(const ReducePolicy& policy, bool use_default = false, bool lar
       const auto y = to_device<T, Space>(hy);
       expect_value(use_default ? reduce_sum(exec, x) : reduce_sum(exec, x, p), reference_sum(hx), n);
       expect_value(use_default ? dot(exec, x, y) : dot(exec, x, y, p), reference_sum(hx, &hy), n);
+      // The same into rank-0 Views in exec's memory (asynchronous), poisoned first.
+      Kokkos::View<T, Space> r("r"), rd("rd");
+      Kokkos::deep_copy(r, T(99));
+      Kokkos::deep_copy(rd, T(99));
+      use_default ? reduce_sum(exec, x, r) : reduce_sum(exec, x, r, p);
+      use_default ? dot(exec, x, y, rd) : dot(exec, x, y, rd, p);
+      exec.fence();
+      T got = T(0), got_dot = T(0);
+      Kokkos::deep_copy(got, r);
+      Kokkos::deep_copy(got_dot, rd);
+      expect_value(got, reference_sum(hx), n);
+      expect_value(got_dot, reference_sum(hx, &hy), n);
       // A subview one element in: unaligned for vector loads, must fall back.
       if (n > 1) {
         auto xs = Kokkos::subview(x, std::make_pair(std::size_t(1), n));
@@ -124,6 +137,12 @@ TEST(ReduceApi, BadPoliciesThrow) {
   EXPECT_THROW(reduce_sum(Exec(), x, ReducePolicy{1, 4, 1, 3}), std::invalid_argument);
   EXPECT_THROW(reduce_sum(Exec(), x, ReducePolicy{1 << 20, 4, 1, 0}), std::invalid_argument);
   EXPECT_THROW(dot(Exec(), x, y), std::invalid_argument);
+  Kokkos::View<double, DeviceType> unallocated;
+  EXPECT_THROW(reduce_sum(Exec(), x, unallocated), std::invalid_argument);
+  EXPECT_THROW(dot(Exec(), x, x, unallocated), std::invalid_argument);
+  Kokkos::View<double, DeviceType> r("r");
+  EXPECT_THROW(reduce_sum(Exec(), x, r, ReducePolicy{0, 4, 1, 0}), std::invalid_argument);
+  EXPECT_THROW(dot(Exec(), x, y, r), std::invalid_argument);
 }
 
 // The fallback rule as documented (kps::fallback_reduce_policy), on every execution space.

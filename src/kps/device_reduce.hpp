@@ -169,12 +169,14 @@ ReducePolicy validate(const Exec& exec, ReducePolicy p, std::size_t n, const Loa
   return p;
 }
 
-template <class Exec, class T, class Load>
-T reduce(const Exec& exec, std::size_t n, const Load& load, ReducePolicy p, const char* label) {
+/// Runs the reduction of n elements into `result`: a T& (the call waits for the value) or a
+/// rank-0 View of T (the call is asynchronous on exec, as Kokkos::parallel_reduce into a View).
+template <class Exec, class T, class Load, class Result>
+void reduce_into(const Exec& exec, std::size_t n, const Load& load, ReducePolicy p, const char* label,
+                 Result&& result) {
   p = validate<Exec, T>(exec, p, n, load);
-  T result = T(0);
-  if (n == 0) return result;
-  Kokkos::TeamPolicy<Exec> policy(exec, p.league_size, p.team_size);
+  // n == 0: an empty league still sets the result (to 0) in the result's memory, in order on exec.
+  Kokkos::TeamPolicy<Exec> policy(exec, n == 0 ? 0 : p.league_size, p.team_size);
   auto run = [&](auto width) {
     constexpr int V = decltype(width)::value;
     ReduceKernel<Exec, T, V, Load> k{load, n, p.items_per_thread / V};
@@ -185,6 +187,16 @@ T reduce(const Exec& exec, std::size_t n, const Load& load, ReducePolicy p, cons
     case 2: run(std::integral_constant<int, 2>{}); break;
     default: run(std::integral_constant<int, 1>{}); break;
   }
+}
+
+template <class Exec, class T, class Load>
+T reduce(const Exec& exec, std::size_t n, const Load& load, const ReducePolicy& p, const char* label) {
+  T result = T(0);
+  if (n == 0) {
+    validate<Exec, T>(exec, p, n, load);
+    return result;
+  }
+  reduce_into<Exec, T>(exec, n, load, p, label, result);
   return result;
 }
 

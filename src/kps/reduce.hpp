@@ -4,13 +4,17 @@
 //   T s = kps::reduce_sum(exec, x);                                  // tuned policy
 //   T s = kps::reduce_sum(exec, x, kps::ReducePolicy{256, 16, 1056}); // explicit knobs
 //   T d = kps::dot(exec, x, y);                                      // tuned policy
+//   kps::reduce_sum(exec, x, sum);       // sum: a rank-0 View, e.g. in device memory; no wait
 //
 // The tuned calls take their policy from the device's lookup table (kps/reduce_table.hpp:
 // written by the reduction study's sweep, `tools/kps_run.py tune`) and, where there is none,
 // from the fallback rule below. Any N >= 0 and any valid policy give the right sum.
-// Results are returned on the host (the call waits for them). Bad policies (team size 0 or
-// past the backend's limit, ...) and mismatched lengths throw std::invalid_argument; a
-// malformed table, or a missing one named by KPS_REDUCE_TABLE, throws std::runtime_error.
+// Results are returned on the host (the call waits for them), or written to a rank-0 View
+// without waiting (`kps::reduce_sum(exec, x, result)`, `kps::dot(exec, x, y, result)`, each
+// with an optional policy last): the form for GPU work that uses the sum on the device.
+// Bad policies (team size 0 or past the backend's limit, ...) and mismatched lengths throw
+// std::invalid_argument; a malformed table, or a missing one named by KPS_REDUCE_TABLE, throws
+// std::runtime_error.
 #pragma once
 
 #include <stdexcept>
@@ -133,6 +137,14 @@ void check_reduce_view(const View& x) {
   if (!x.span_is_contiguous()) throw std::invalid_argument("kps reduce: the View must be contiguous");
 }
 
+template <class T, class Result>
+void check_result_view(const Result& result) {
+  static_assert(Result::rank == 0, "kps reduce: the result must be a rank-0 View");
+  static_assert(std::is_same_v<typename Result::value_type, T>,
+                "kps reduce: the result View must hold the element type of x (non-const)");
+  if (!result.data()) throw std::invalid_argument("kps reduce: the result View is not allocated");
+}
+
 template <class Exec, class XView, class YView>
 void check_dot_views(const XView& x, const YView& y) {
   static_assert(std::is_same_v<typename XView::non_const_value_type, typename YView::non_const_value_type>,
@@ -162,6 +174,28 @@ typename View::non_const_value_type reduce_sum(const Exec& exec, const View& x) 
                           [&](const ReducePolicy& p) { return reduce_sum(exec, x, p); });
 }
 
+/// Sum of x into the rank-0 View `result`, with an explicit policy. Asynchronous on exec when
+/// result lives in memory exec writes directly (a device View on a GPU; any View on a host
+/// backend), as Kokkos::parallel_reduce into a View: the value is there once exec is fenced
+/// (or for the next kernel on exec). A result in host memory of a GPU backend waits for it.
+template <class Exec, class View, class Result, std::enable_if_t<Kokkos::is_view<Result>::value, int> = 0>
+void reduce_sum(const Exec& exec, const View& x, const Result& result, const ReducePolicy& policy) {
+  using T = typename View::non_const_value_type;
+  impl::check_reduce_view<Exec>(x);
+  impl::check_result_view<T>(result);
+  impl::reduce_into<Exec, T>(exec, x.extent(0), impl::SumLoad<T>{x.data()}, policy, "kps::reduce_sum", result);
+}
+
+/// Sum of x into the rank-0 View `result` with the tuned policy (asynchronous, as above):
+/// the form for chains of GPU work that use the sum on the device, as CUB's DeviceReduce.
+template <class Exec, class View, class Result, std::enable_if_t<Kokkos::is_view<Result>::value, int> = 0>
+void reduce_sum(const Exec& exec, const View& x, const Result& result) {
+  using T = typename View::non_const_value_type;
+  impl::check_reduce_view<Exec>(x);
+  impl::with_tuned(impl::tuned_policy<T>(exec, x.extent(0)),
+                   [&](const ReducePolicy& p) { reduce_sum(exec, x, result, p); });
+}
+
 /// Dot product of x and y (same length and type).
 template <class Exec, class XView, class YView>
 typename XView::non_const_value_type dot(const Exec& exec, const XView& x, const YView& y,
@@ -179,6 +213,26 @@ typename XView::non_const_value_type dot(const Exec& exec, const XView& x, const
   impl::check_dot_views<Exec>(x, y);
   return impl::with_tuned(impl::tuned_policy<T>(exec, x.extent(0)),
                           [&](const ReducePolicy& p) { return dot(exec, x, y, p); });
+}
+
+/// Dot product of x and y into the rank-0 View `result` (asynchronous, as reduce_sum into a View).
+template <class Exec, class XView, class YView, class Result,
+          std::enable_if_t<Kokkos::is_view<Result>::value, int> = 0>
+void dot(const Exec& exec, const XView& x, const YView& y, const Result& result, const ReducePolicy& policy) {
+  using T = typename XView::non_const_value_type;
+  impl::check_dot_views<Exec>(x, y);
+  impl::check_result_view<T>(result);
+  impl::reduce_into<Exec, T>(exec, x.extent(0), impl::DotLoad<T>{x.data(), y.data()}, policy, "kps::dot", result);
+}
+
+/// Dot product into the rank-0 View `result` with the tuned policy (asynchronous).
+template <class Exec, class XView, class YView, class Result,
+          std::enable_if_t<Kokkos::is_view<Result>::value, int> = 0>
+void dot(const Exec& exec, const XView& x, const YView& y, const Result& result) {
+  using T = typename XView::non_const_value_type;
+  impl::check_dot_views<Exec>(x, y);
+  impl::with_tuned(impl::tuned_policy<T>(exec, x.extent(0)),
+                   [&](const ReducePolicy& p) { dot(exec, x, y, result, p); });
 }
 
 }  // namespace kps

@@ -35,7 +35,9 @@ def analyze(records, ctx, outdir):
           "Every thread runs `f = cos(2f); c += int(f + 1)` (kps::cos_loop; `cuda` = its native twin). "
           "Times are medians; `pred` is the model of `kps/latency_model.hpp`, calibrated per (impl, math) on "
           "two named points — `threads:32/teams:1` (one warp alone) and `threads:1024/teams:1` (one saturated "
-          "block) — and predicting everything else. `sm` = the device's SM count.\n"]
+          "block) — and predicting everything else; where the JSON says `model_oldest_first`, co-resident blocks "
+          "share a scheduler oldest first (the younger blocks get what the older ones leave of the bottleneck). "
+          "`sm` = the device's SM count.\n"]
     md.append(kpsjson.failures_markdown(records, "latency"))
     pts = points(records)
     if not pts:
@@ -123,6 +125,60 @@ def iteration_time(latency, issue, sharp, n):
     return latency + response
 
 
+SCHEDULERS = 4  # warp schedulers per SM (sub-partitions), as the placement probe counts them
+
+
+def shadow_time(latency, issue, sharp, n, capacity):
+    """kps/latency_model.hpp's shadow_iteration_time: n warps of one block, the older blocks leaving
+    it `capacity` of the bottleneck."""
+    if capacity >= 1:
+        return iteration_time(latency, issue, sharp, n)
+    if sharp:
+        return max(latency + issue, n * issue / capacity)
+    return iteration_time(latency, issue / capacity, False, n)
+
+
+def oldest_first_time(latency, issue, sharp, block_warps):
+    """kps/latency_model.hpp's oldest_first_iteration_time: time per iteration until the last warp of
+    a scheduler holding block_warps[k] warps of the k-th oldest block is done."""
+    warps = [w for w in block_warps if w > 0]
+    left = [1.0] * len(warps)
+    elapsed = 0.0
+    while True:
+        capacity, times, first = 1.0, [None] * len(warps), None
+        for k, w in enumerate(warps):
+            if left[k] <= 0 or capacity <= 1e-12:
+                continue
+            times[k] = shadow_time(latency, issue, sharp, w, capacity)
+            capacity -= w * issue / times[k]
+            if first is None or left[k] * times[k] < left[first] * times[first]:
+                first = k
+        if first is None:
+            return elapsed
+        dt = left[first] * times[first]
+        elapsed += dt
+        for k in range(len(warps)):
+            if times[k] is not None and left[k] > 0:
+                rest = left[k] - dt / times[k]
+                left[k] = 0.0 if k == first or rest <= 1e-12 else rest
+
+
+def scheduler_block_warps(blocks, warps_per_block, scheduler):
+    """The model's placement: an SM's warps, block after block, round-robin over its schedulers."""
+    return [sum(1 for j in range(k * warps_per_block, (k + 1) * warps_per_block) if j % SCHEDULERS == scheduler)
+            for k in range(blocks)]
+
+
+def probe_block_warps(probe):
+    """Warps of each block on each scheduler of the fullest SM, from the probe's warp slots (its label:
+    slots of each block, separated by '|'; slot mod 4 = scheduler); None where the probe has no label."""
+    label = probe.get("label") or ""
+    if ":" not in label:
+        return None
+    blocks = [[int(x) for x in b.split(",")] for b in label.split(":", 1)[1].split("|")]
+    return [[sum(1 for slot in b if slot % SCHEDULERS == s) for b in blocks] for s in range(SCHEDULERS)]
+
+
 def misses(pts, probes):
     bad = sorted((p for p in pts if abs(p.get("prediction_error", 0)) > 0.10), key=lambda p: p["prediction_error"])
     if not bad:
@@ -136,7 +192,14 @@ def misses(pts, probes):
         measured = probe.get("busiest_scheduler_warps_measured") if probe else None
         if probe and int(p.get("waves", 1)) == 1:
             n = int(measured if measured is not None else probe["busiest_scheduler_warps"])
-            t = iteration_time(p["calibration_latency_ns"], p["calibration_issue_ns"], p.get("model_sharp_knee"), n)
+            z, d, sharp = p["calibration_latency_ns"], p["calibration_issue_ns"], p.get("model_sharp_knee")
+            if p.get("model_oldest_first"):
+                per_scheduler = probe_block_warps(probe) or [
+                    scheduler_block_warps(int(probe["max_blocks_on_one_sm"]), -(-p["threads"] // 32), s)
+                    for s in range(SCHEDULERS)]
+                t = max(oldest_first_time(z, d, sharp, c) for c in per_scheduler)
+            else:
+                t = iteration_time(z, d, sharp, n)
             again = f"{100 * (t * p['loop_iterations'] * 1e-6 / p['ms'] - 1):+.1f} % (n = {n})"
         rows.append([f"{p['impl']} {p['math']} x{p['chains']}", p["threads"], p["teams"], kpsjson.fmt(p["ms"]),
                      kpsjson.fmt(p["predicted_ms"]), f"{100 * p['prediction_error']:+.1f} %",
@@ -149,7 +212,8 @@ def misses(pts, probes):
             "The model assumes the block distributor spreads a one-wave grid evenly (ceil(blocks / SMs) per SM). "
             "The placement probe (`latency/cuda/placement/...`: blocks that spin together and record `%smid` "
             "and each warp's `%warpid`, whose value mod 4 is its scheduler) shows where it does not; the last "
-            "column re-predicts with the measured busiest scheduler.\n\n"
+            "column re-predicts with the measured busiest scheduler (with oldest-first arbitration: with each "
+            "block's warps on each scheduler, from the probe's warp slots where it lists them).\n\n"
             + kpsjson.markdown_table(head, rows) + "\n")
 
 

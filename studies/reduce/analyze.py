@@ -7,14 +7,18 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 import kpsjson  # noqa: E402
 
-ORDER = {"reduce": ["tuned", "cub", "kokkos", "kokkos_kernels"], "dot": ["kps", "kokkos_kernels"]}
+ORDER = {"reduce": ["tuned", "cub", "kokkos", "kokkos_kernels"],
+         "reduce_async": ["tuned", "cub", "kokkos"],
+         "dot": ["kps", "kokkos_kernels"]}
 
 
 def analyze(records, ctx, outdir):
     md = ["## Reduction study\n",
           "Sums (reduce) and dot products; GB/s counts the bytes read once. Medians of the repetitions. "
           "`vs copy` is the tuned reduction's read bandwidth over the read bandwidth implied by a "
-          "device-to-device copy measured in the same run.\n"]
+          "device-to-device copy measured in the same run. `reduce` returns the sum to the host (the "
+          "call waits for it); `reduce_async` leaves it in device memory (nothing waits), against "
+          "CUB's own asynchronous form.\n"]
     failures, ok = kpsjson.split_failures(records)
     if failures:
         md.append(failures)
@@ -30,16 +34,42 @@ def analyze(records, ctx, outdir):
                 row = [kpsjson.pow2(n)] + [kpsjson.fmt(get.get((v, n), {}).get("GB/s")) for v in variants]
                 first = get.get((variants[0], n), {})
                 row.append(kpsjson.fmt(first.get("ratio_to_copy")))
-                if family == "reduce":
+                if family != "dot":
                     row.append(kpsjson.fmt(first.get("ratio_to_cub")))
                 rows.append(row)
-            head = ["N"] + variants + [f"{variants[0]} vs copy"] + ([f"{variants[0]} / cub"] if family == "reduce" else [])
+            head = ["N"] + variants + [f"{variants[0]} vs copy"] + ([f"{variants[0]} / cub"] if family != "dot" else [])
             md.append(f"### {family}, {t}: GB/s\n")
             md.append(kpsjson.markdown_table(head, rows))
             series = {v: [(r["n"], r.get("GB/s")) for r in rs if r["variant"] == v] for v in variants}
             md.append(kpsjson.bandwidth_figure(outdir, f"{family}_{t}.png", series, f"{family}, {t}", ctx))
+    md.append(time_split(ok))
     md.append(tuning_section(outdir))
     return "\n".join(md)
+
+
+def time_split(ok):
+    """Where the time of one call goes (CUDA runs only): the median wall time of a call timed
+    with fences around it, and the GPU's time between two events around it, for the tuned sum
+    (returned to the host, or left in device memory), CUB and the device copy, per type and N."""
+    rs = [r for r in ok if r["family"] in ("reduce", "reduce_async") and r["variant"] == "tuned" and "gpu_us" in r]
+    if not rs:
+        return ""
+    head = ["type", "N", "sum to host: wall / GPU us", "CUB to host", "sum in device memory", "CUB async",
+            "copy (same bytes x 2)"]
+    rows = []
+    key = {(r["family"], r["type"], r["n"]): r for r in rs}
+    for t in kpsjson.TYPES:
+        for n in sorted({r["n"] for r in rs if r["type"] == t}):
+            sync, asyn = key.get(("reduce", t, n), {}), key.get(("reduce_async", t, n), {})
+            pair = lambda r, w, g: f"{kpsjson.fmt(r.get(w))} / {kpsjson.fmt(r.get(g))}" if r.get(w) else ""
+            copy = asyn or sync
+            rows.append([t, kpsjson.pow2(n), pair(sync, "wall_us", "gpu_us"), pair(sync, "cub_wall_us", "cub_gpu_us"),
+                         pair(asyn, "wall_us", "gpu_us"), pair(asyn, "cub_wall_us", "cub_gpu_us"),
+                         pair(copy, "copy_wall_us", "copy_gpu_us")])
+    return ("### Where a call's time goes (wall / GPU microseconds, medians of 15 interleaved rounds each)\n\n"
+            "Wall: host timer with fences around the call; GPU: CUDA events around it on the stream. A sum "
+            "returned to the host waits for it inside the call, so its GPU time includes that round trip.\n\n"
+            + kpsjson.markdown_table(head, rows))
 
 
 def tuning_section(outdir):

@@ -48,14 +48,27 @@ void cub_exclusive_sum(const Kokkos::Cuda& exec, const T* in, T* out, std::size_
 }
 
 template <class T>
+void cub_sum(const Kokkos::Cuda& exec, const T* in, T* out, std::size_t n) {
+  std::size_t bytes = 0;
+  check(cub::DeviceReduce::Sum(nullptr, bytes, in, out, n, exec.cuda_stream()), "DeviceReduce size");
+  void* temp = temp_storage(exec, bytes);
+  check(cub::DeviceReduce::Sum(temp, bytes, in, out, n, exec.cuda_stream()), "DeviceReduce::Sum");
+}
+
+template <class T>
 T cub_sum(const Kokkos::Cuda& exec, const T* in, std::size_t n) {
   if (n == 0) return T(0);
-  std::size_t bytes = 0;
-  check(cub::DeviceReduce::Sum(nullptr, bytes, in, static_cast<T*>(nullptr), n, exec.cuda_stream()), "DeviceReduce size");
-  // The result goes to the first 256 bytes of the temporary buffer, the rest to CUB.
-  auto* base = static_cast<unsigned char*>(temp_storage(exec, bytes + 256));
-  T* result = reinterpret_cast<T*>(base);
-  check(cub::DeviceReduce::Sum(base + 256, bytes, in, result, n, exec.cuda_stream()), "DeviceReduce::Sum");
+  // The result lives in a buffer of its own (the temporary storage may move when it grows).
+  static Kokkos::View<unsigned char*, Kokkos::CudaSpace>* result_buffer = nullptr;
+  if (!result_buffer) {
+    result_buffer = new Kokkos::View<unsigned char*, Kokkos::CudaSpace>("kps::cub::result", 16);
+    Kokkos::push_finalize_hook([] {
+      delete result_buffer;
+      result_buffer = nullptr;
+    });
+  }
+  T* result = reinterpret_cast<T*>(result_buffer->data());
+  cub_sum(exec, in, result, n);
   T host = T(0);
   check(cudaMemcpyAsync(&host, result, sizeof(T), cudaMemcpyDeviceToHost, exec.cuda_stream()), "copy result");
   check(cudaStreamSynchronize(exec.cuda_stream()), "synchronize");
@@ -64,7 +77,8 @@ T cub_sum(const Kokkos::Cuda& exec, const T* in, std::size_t n) {
 
 #define KPS_CUB_INSTANTIATE(T)                                                              \
   template void cub_exclusive_sum<T>(const Kokkos::Cuda&, const T*, T*, std::size_t); \
-  template T cub_sum<T>(const Kokkos::Cuda&, const T*, std::size_t);
+  template T cub_sum<T>(const Kokkos::Cuda&, const T*, std::size_t);                 \
+  template void cub_sum<T>(const Kokkos::Cuda&, const T*, T*, std::size_t);
 KPS_CUB_INSTANTIATE(std::int32_t)
 KPS_CUB_INSTANTIATE(std::int64_t)
 KPS_CUB_INSTANTIATE(float)

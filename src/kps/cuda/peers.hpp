@@ -18,5 +18,9 @@ void cub_exclusive_sum(const Kokkos::Cuda& exec, const T* in, T* out, std::size_
 template <class T>
 T cub_sum(const Kokkos::Cuda& exec, const T* in, std::size_t n);
 
+/// The same sum written to *out (device memory) without waiting: CUB's own interface.
+template <class T>
+void cub_sum(const Kokkos::Cuda& exec, const T* in, T* out, std::size_t n);
+
 }  // namespace kps::cuda
 #endif
