@@ -88,7 +88,9 @@ double median_seconds(const Exec& exec, const std::function<void()>& f, int reps
 /// Medians of the calls in `fs`, timed in interleaved rounds (each round times fs[0], fs[1],
 /// ... once each, after one warm-up round): a variant and its peers see the same device
 /// state, so a drift of that state (placement of a fresh allocation, clocks) moves them
-/// alike and their ratio stays a ratio measured side by side.
+/// alike and their ratio stays a ratio measured side by side. On GPUs an untimed read of 4x
+/// the last-level cache precedes every timed call, so no call pays for its predecessor's
+/// writes (bench/common.cpp, CacheFlush).
 std::vector<double> interleaved_median_seconds(const Exec& exec, const std::vector<std::function<void()>>& fs,
                                                int reps = 15);
 
