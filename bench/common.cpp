@@ -120,9 +120,9 @@ double median(std::vector<double> v) {
 /// (untimed), so that every call starts with the cache full of clean, unrelated lines. Without
 /// it a call pays for its predecessor's writes: a copy leaves up to a cache of dirty lines
 /// to be written back while the next call runs. Measured on an H100 (L2 50 MB) in rounds of
-/// [sum, copy, CUB]: CUB's sum timed after the copy came out 8.5 % slower than the same CUB call
-/// timed in the benchmark's own loop at 2^26 int32, 2-4 % at 2^28, ~0.5 % at 2^30, which
-/// showed as a ratio to CUB that flattered the variant (studies/reduce/README.md). GPU
+/// [variant, copy, CUB] with CUB itself as the variant: the CUB call timed after the copy came
+/// out 8.5 % slower than the same call timed first in the round at 2^26 int32, 2-4 % at 2^28,
+/// 0.4-1 % at 2^30, a ratio to CUB that flattered every variant (studies/reduce/README.md). GPU
 /// backends only: a host's caches are smaller than its scheduling noise makes worth it, and CI
 /// runs the host benchmarks.
 class CacheFlush {
