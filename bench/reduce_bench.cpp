@@ -6,7 +6,10 @@
 //   reduce_async/<variant>/<type>/<N>
 //                                 the sum left in device memory, nothing waits for it: tuned =
 //                                 kps::reduce_sum into a rank-0 View, kokkos = parallel_reduce
-//                                 into one, cub = DeviceReduce::Sum (its own interface)
+//                                 into one, cub = DeviceReduce::Sum (its own interface),
+//                                 native = the tuned reduction's kernel and policy written as
+//                                 a plain CUDA kernel (kps/cuda/native_kernels.hpp): what
+//                                 Kokkos' TeamPolicy and parallel_reduce cost it
 //   dot/<variant>/<type>/<N>      kps = kps::dot, kokkos_kernels = KokkosBlas::dot
 //   reduce_sweep/seed/<type>/<N>/team:T/items:I
 //                                 the seed's sweep: kps::reduce_sum with team size T (its local
@@ -36,6 +39,7 @@
 
 #include "checks.hpp"
 #include "common.hpp"
+#include "kps/cuda/native_kernels.hpp"
 #include "kps/cuda/peers.hpp"
 #include "kps/reduce.hpp"
 
@@ -257,6 +261,15 @@ void register_type(const Options& o, std::size_t n) {
     add("reduce_async/cub" + suffix, [=](benchmark::State& s) {
       run_reduction<T, true>(s, n, 1, "cub", [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) {
         kps::cuda::cub_sum(Exec(), x.data(), r.data(), x.extent(0));
+      });
+    });
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
+    add("reduce_async/native" + suffix, [=](benchmark::State& s) {
+      run_reduction<T, true>(s, n, 1, "native", [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) {
+        const std::size_t len = x.extent(0);
+        const ReducePolicy p = impl::validate<Exec, T>(Exec(), tuned_reduce_policy<T>(Exec(), len), len,
+                                                       impl::SumLoad<T>{x.data()});
+        kps::cuda::reduce_native(Exec(), x.data(), len, p, r.data());
       });
     });
 #endif

@@ -32,13 +32,21 @@ inline std::string to_string(const ReducePolicy& p) {
 
 namespace impl {
 
+/// The reduction's team policy. Launch bounds of 1024 threads and 2 teams per multiprocessor
+/// hold a CUDA kernel to 32 registers per thread: 2048 resident threads per SM (the H100's
+/// most) at every team size, as CUB's reduction kernel. Without them it took 40 registers
+/// and fit one 1024-thread team or six 256-thread teams per SM, so a league sized for one
+/// full wave ran in two or in 1.33 (studies/reduce/README.md). Host backends ignore them.
+template <class Exec>
+using ReduceTeamPolicy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<1024, 2>>;
+
 /// Loads the element(s) at a vector index: x (sum) or x*y (dot).
 template <class T>
 struct SumLoad {
   const T* x;
   KOKKOS_INLINE_FUNCTION T operator()(std::size_t i) const { return x[i]; }
-  template <int V>
-  KOKKOS_INLINE_FUNCTION void vector(std::size_t v, T (&acc)[V]) const {
+  template <int V, class Index>
+  KOKKOS_INLINE_FUNCTION void vector(Index v, T (&acc)[V]) const {
     struct alignas(V * sizeof(T)) Vec {
       T e[V];
     };
@@ -53,8 +61,8 @@ struct DotLoad {
   const T* x;
   const T* y;
   KOKKOS_INLINE_FUNCTION T operator()(std::size_t i) const { return x[i] * y[i]; }
-  template <int V>
-  KOKKOS_INLINE_FUNCTION void vector(std::size_t v, T (&acc)[V]) const {
+  template <int V, class Index>
+  KOKKOS_INLINE_FUNCTION void vector(Index v, T (&acc)[V]) const {
     struct alignas(V * sizeof(T)) Vec {
       T e[V];
     };
@@ -69,17 +77,19 @@ struct DotLoad {
 
 /// Each team adds a contiguous run of tiles of team_size * items_per_thread elements (the
 /// tiles split evenly over the league, as CUB's "even share": a team streams through one
-/// region of memory); in a tile, thread t loads vectors t, t + team_size, ... so each load
+/// region of memory); thread t loads vectors t, t + team_size, ... of the run so each load
 /// instruction is coalesced. The n % V trailing elements are added by the first team. Kokkos
-/// reduces across the team and the league.
-template <class Exec, class T, int V, class Load>
+/// reduces across the team and the league. Index: the loop's integer type (32 bits where the
+/// vectors' indices fit, as CUB's offsets: fewer registers).
+template <class Exec, class T, int V, class Load, class Index = std::size_t>
 struct ReduceKernel {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
   Load load;
   std::size_t n;
   int vectors_per_thread;  // items_per_thread / V
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, T& update) const {
+  /// This thread's share of the team's sum.
+  KOKKOS_INLINE_FUNCTION T thread_sum(const member_type& team) const {
     const std::size_t nv = n / V;  // whole vectors
     const std::size_t team_size = team.team_size();
     const std::size_t tile = team_size * vectors_per_thread;
@@ -89,22 +99,30 @@ struct ReduceKernel {
     const std::size_t per = tiles / league, extra = tiles % league;
     const std::size_t first_tile = rank * per + (rank < extra ? rank : extra);
     const std::size_t last_tile = first_tile + per + (rank < extra ? 1 : 0);
+    // The team's vectors [first_tile * tile, last): thread t loads its first + t, + team_size,
+    // ..., four loads in flight per step, on one induction variable (the fewest registers).
+    const std::size_t last = last_tile * tile < nv ? last_tile * tile : nv;
+    const Index stride = static_cast<Index>(team_size), end = static_cast<Index>(last);
+    Index i = static_cast<Index>(first_tile * tile + team.team_rank());
     T acc[V] = {};
-    for (std::size_t base = first_tile * tile; base < last_tile * tile && base < nv; base += tile) {
-      const std::size_t first = base + team.team_rank();
-      if (base + tile <= nv) {
-        for (int j = 0; j < vectors_per_thread; ++j) load.template vector<V>(first + j * team_size, acc);
-      } else {
-        for (int j = 0; j < vectors_per_thread; ++j)
-          if (first + j * team_size < nv) load.template vector<V>(first + j * team_size, acc);
-      }
+    // The n % V trailing elements, added by the first team before its loop (nothing of
+    // theirs stays live through it).
+    if (rank == 0)
+      for (std::size_t t = nv * V + team.team_rank(); t < n; t += team_size) acc[0] += load(t);
+    for (; i + 3 * stride < end; i += 4 * stride) {
+      load.template vector<V>(i, acc);
+      load.template vector<V>(i + stride, acc);
+      load.template vector<V>(i + 2 * stride, acc);
+      load.template vector<V>(i + 3 * stride, acc);
     }
+    for (; i < end; i += stride) load.template vector<V>(i, acc);
     T sum = acc[0];
     for (int k = 1; k < V; ++k) sum += acc[k];
-    if (team.league_rank() == 0)
-      for (std::size_t i = nv * V + team.team_rank(); i < n; i += team_size) sum += load(i);
-    update += sum;
+    return sum;
   }
+
+  /// Kokkos::parallel_reduce's interface: Kokkos adds the threads' and the teams' sums.
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, T& update) const { update += thread_sum(team); }
 };
 
 /// The backend's largest team for the reduction kernel of T, vector width v and Load (a GPU
@@ -113,8 +131,8 @@ template <class Exec, class T, class Load>
 int kernel_team_size_limit(const Exec& exec, int v) {
   const auto query = [&](auto width) {
     constexpr int V = decltype(width)::value;
-    return Kokkos::TeamPolicy<Exec>(exec, 1, 1).team_size_max(ReduceKernel<Exec, T, V, Load>{Load{}, 0, 1},
-                                                              Kokkos::ParallelReduceTag());
+    return ReduceTeamPolicy<Exec>(exec, 1, 1).team_size_max(
+        ReduceKernel<Exec, T, V, Load, std::uint32_t>{Load{}, 0, 1}, Kokkos::ParallelReduceTag());
   };
   switch (v) {
     case 4: return query(std::integral_constant<int, 4>{});
@@ -169,24 +187,44 @@ ReducePolicy validate(const Exec& exec, ReducePolicy p, std::size_t n, const Loa
   return p;
 }
 
+/// Whether the loop of policy p over n elements may count in 32 bits (fewer registers, as
+/// CUB's offsets): every vector index and the loop's look-ahead stay below 2^32.
+inline bool narrow_index(std::size_t n, const ReducePolicy& p) {
+  return n / p.vector_width + 4 * std::size_t(p.team_size) < (std::size_t(1) << 32);
+}
+
+/// Calls f(width, index) with the vector width v (1, 2 or 4) as an integral constant and the
+/// loop's index type (32 bits where `narrow`).
+template <class F>
+void dispatch_width(int v, bool narrow, F&& f) {
+  const auto with_index = [&](auto width) {
+    if (narrow)
+      f(width, std::uint32_t{});
+    else
+      f(width, std::size_t{});
+  };
+  switch (v) {
+    case 4: with_index(std::integral_constant<int, 4>{}); break;
+    case 2: with_index(std::integral_constant<int, 2>{}); break;
+    default: with_index(std::integral_constant<int, 1>{}); break;
+  }
+}
+
 /// Runs the reduction of n elements into `result`: a T& (the call waits for the value) or a
 /// rank-0 View of T (the call is asynchronous on exec, as Kokkos::parallel_reduce into a View).
+/// Kokkos adds the threads' and the teams' sums (on CUDA it writes a value returned to the
+/// host straight into pinned host memory: no copy after the kernel).
 template <class Exec, class T, class Load, class Result>
 void reduce_into(const Exec& exec, std::size_t n, const Load& load, ReducePolicy p, const char* label,
                  Result&& result) {
   p = validate<Exec, T>(exec, p, n, load);
   // n == 0: an empty league still sets the result (to 0) in the result's memory, in order on exec.
-  Kokkos::TeamPolicy<Exec> policy(exec, n == 0 ? 0 : p.league_size, p.team_size);
-  auto run = [&](auto width) {
+  ReduceTeamPolicy<Exec> policy(exec, n == 0 ? 0 : p.league_size, p.team_size);
+  dispatch_width(p.vector_width, narrow_index(n, p), [&](auto width, auto index) {
     constexpr int V = decltype(width)::value;
-    ReduceKernel<Exec, T, V, Load> k{load, n, p.items_per_thread / V};
+    ReduceKernel<Exec, T, V, Load, decltype(index)> k{load, n, p.items_per_thread / V};
     Kokkos::parallel_reduce(label, policy, k, result);
-  };
-  switch (p.vector_width) {
-    case 4: run(std::integral_constant<int, 4>{}); break;
-    case 2: run(std::integral_constant<int, 2>{}); break;
-    default: run(std::integral_constant<int, 1>{}); break;
-  }
+  });
 }
 
 template <class Exec, class T, class Load>

@@ -8,7 +8,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 import kpsjson  # noqa: E402
 
 ORDER = {"reduce": ["tuned", "cub", "kokkos", "kokkos_kernels"],
-         "reduce_async": ["tuned", "cub", "kokkos"],
+         "reduce_async": ["tuned", "cub", "kokkos", "native"],
          "dot": ["kps", "kokkos_kernels"]}
 
 

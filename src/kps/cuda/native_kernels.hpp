@@ -5,10 +5,13 @@
 //   - spin_native: the seed-004 kernel, every thread spins a fixed number of clock64() cycles;
 //     `registers` = 0 lets the compiler choose, otherwise __maxnreg__ fixes the count and a
 //     set of live values makes the kernel use all of it; dynamic shared memory per block.
+//   - reduce_native: kps::reduce_sum's kernel (kps/device_reduce.hpp) as a plain __global__
+//     kernel that adds its own teams' sums (native_reduce.cpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
+#include "kps/device_reduce.hpp"
 #include "kps/latency.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -52,6 +55,20 @@ struct BlockPlacement {
 /// Launches `blocks` x `threads` blocks that spin `cycles` (so that they are resident
 /// together) and reads where each block and warp ran.
 BlockPlacement block_placement(const Kokkos::Cuda& exec, int blocks, int threads, long long cycles);
+
+/// kps::reduce_sum's kernel written natively, to measure what Kokkos' TeamPolicy costs it:
+/// the same even share of tiles over `policy.league_size` blocks of `policy.team_size`
+/// threads, the same strided loop (four loads of policy.vector_width elements in flight,
+/// 32-bit indices where they fit), the same 32 registers (__launch_bounds__(1024, 2)); then
+/// the blocks' sums as a single-pass CUB-style kernel adds them: warp shuffles within a block,
+/// one partial per block, and the last block to finish (a counter after __threadfence) adds
+/// the partials in block order, so the result does not depend on timing. `policy` must be
+/// resolved (kps::impl::validate: league and vector width filled in, x aligned for its
+/// vectors) and its teams whole warps. Writes the sum to *out (device memory) on exec's
+/// stream without waiting. Throws std::invalid_argument for another policy,
+/// std::runtime_error with CUDA's message when a CUDA call fails.
+template <class T>
+void reduce_native(const Kokkos::Cuda& exec, const T* x, std::size_t n, const ReducePolicy& policy, T* out);
 
 /// cudaOccupancyMaxActiveBlocksPerMultiprocessor for spin_native's kernel.
 int spin_native_max_active_blocks(int registers, int threads, std::size_t dynamic_smem);
