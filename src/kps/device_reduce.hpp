@@ -75,12 +75,38 @@ struct DotLoad {
   }
 };
 
-/// Each team adds a contiguous run of tiles of team_size * items_per_thread elements (the
-/// tiles split evenly over the league, as CUB's "even share": a team streams through one
-/// region of memory); thread t loads vectors t, t + team_size, ... of the run so each load
-/// instruction is coalesced. The n % V trailing elements are added by the first team. Kokkos
-/// reduces across the team and the league. Index: the loop's integer type (32 bits where the
-/// vectors' indices fit, as CUB's offsets: fewer registers).
+/// The vectors [first, last) of team `rank` of `league`: the tiles of `tile` vectors split
+/// evenly over the league, as CUB's "even share" (a team streams through one region of
+/// memory), without overflowing. Shared with the native CUDA twin (kps/cuda/native_reduce.cpp).
+struct TeamShare {
+  std::size_t first, last;
+};
+KOKKOS_INLINE_FUNCTION TeamShare team_share(std::size_t nv, std::size_t tile, std::size_t league, std::size_t rank) {
+  const std::size_t tiles = (nv + tile - 1) / tile;
+  const std::size_t per = tiles / league, extra = tiles % league;
+  const std::size_t first_tile = rank * per + (rank < extra ? rank : extra);
+  const std::size_t last_tile = first_tile + per + (rank < extra ? 1 : 0);
+  return {first_tile * tile, last_tile * tile < nv ? last_tile * tile : nv};
+}
+
+/// Adds the vectors first + t, + stride, ... below end to acc (t: the thread's rank, already
+/// in first), four loads in flight per step, on one induction variable of type Index (the
+/// fewest registers; 32 bits where the indices fit, as CUB's offsets). Shared with the twin.
+template <int V, class Index, class Load, class T>
+KOKKOS_INLINE_FUNCTION void add_strided(const Load& load, Index i, Index end, Index stride, T (&acc)[V]) {
+  for (; i + 3 * stride < end; i += 4 * stride) {
+    load.template vector<V>(i, acc);
+    load.template vector<V>(i + stride, acc);
+    load.template vector<V>(i + 2 * stride, acc);
+    load.template vector<V>(i + 3 * stride, acc);
+  }
+  for (; i < end; i += stride) load.template vector<V>(i, acc);
+}
+
+/// Each team adds its share of the tiles of team_size * items_per_thread elements
+/// (team_share); thread t loads vectors t, t + team_size, ... of it, so each load instruction
+/// is coalesced. The n % V trailing elements are added by the first team, before its loop
+/// (nothing of theirs stays live through it). Kokkos reduces across the team and the league.
 template <class Exec, class T, int V, class Load, class Index = std::size_t>
 struct ReduceKernel {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
@@ -88,41 +114,19 @@ struct ReduceKernel {
   std::size_t n;
   int vectors_per_thread;  // items_per_thread / V
 
-  /// This thread's share of the team's sum.
-  KOKKOS_INLINE_FUNCTION T thread_sum(const member_type& team) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, T& update) const {
     const std::size_t nv = n / V;  // whole vectors
     const std::size_t team_size = team.team_size();
-    const std::size_t tile = team_size * vectors_per_thread;
-    const std::size_t tiles = (nv + tile - 1) / tile;
-    const std::size_t league = team.league_size(), rank = team.league_rank();
-    // tiles [tiles * rank / league, tiles * (rank + 1) / league), without overflowing
-    const std::size_t per = tiles / league, extra = tiles % league;
-    const std::size_t first_tile = rank * per + (rank < extra ? rank : extra);
-    const std::size_t last_tile = first_tile + per + (rank < extra ? 1 : 0);
-    // The team's vectors [first_tile * tile, last): thread t loads its first + t, + team_size,
-    // ..., four loads in flight per step, on one induction variable (the fewest registers).
-    const std::size_t last = last_tile * tile < nv ? last_tile * tile : nv;
-    const Index stride = static_cast<Index>(team_size), end = static_cast<Index>(last);
-    Index i = static_cast<Index>(first_tile * tile + team.team_rank());
+    const TeamShare share = team_share(nv, team_size * vectors_per_thread, team.league_size(), team.league_rank());
     T acc[V] = {};
-    // The n % V trailing elements, added by the first team before its loop (nothing of
-    // theirs stays live through it).
-    if (rank == 0)
+    if (team.league_rank() == 0)
       for (std::size_t t = nv * V + team.team_rank(); t < n; t += team_size) acc[0] += load(t);
-    for (; i + 3 * stride < end; i += 4 * stride) {
-      load.template vector<V>(i, acc);
-      load.template vector<V>(i + stride, acc);
-      load.template vector<V>(i + 2 * stride, acc);
-      load.template vector<V>(i + 3 * stride, acc);
-    }
-    for (; i < end; i += stride) load.template vector<V>(i, acc);
+    add_strided<V>(load, static_cast<Index>(share.first + team.team_rank()), static_cast<Index>(share.last),
+                   static_cast<Index>(team_size), acc);
     T sum = acc[0];
     for (int k = 1; k < V; ++k) sum += acc[k];
-    return sum;
+    update += sum;
   }
-
-  /// Kokkos::parallel_reduce's interface: Kokkos adds the threads' and the teams' sums.
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, T& update) const { update += thread_sum(team); }
 };
 
 /// The backend's largest team for the reduction kernel of T, vector width v and Load (a GPU

@@ -35,34 +35,15 @@ __device__ T block_sum(T v) {
 template <class T, int V, class Index>
 __global__ void __launch_bounds__(1024, 2)
     reduce_kernel(const T* x, unsigned long long n, int vectors_per_thread, T* partials, unsigned int* counter, T* out) {
-  struct alignas(V * sizeof(T)) Vec {
-    T e[V];
-  };
-  const Vec* xv = reinterpret_cast<const Vec*>(x);
-  // The even share of kps::impl::ReduceKernel, in the same integer types.
+  // The share, tail and loop of kps::impl::ReduceKernel (the same functions): only the
+  // launch and the adding of the blocks' sums differ.
   const std::size_t nv = n / V, team_size = blockDim.x;
-  const std::size_t tile = team_size * vectors_per_thread, tiles = (nv + tile - 1) / tile;
-  const std::size_t league = gridDim.x, rank = blockIdx.x;
-  const std::size_t per = tiles / league, extra = tiles % league;
-  const std::size_t first_tile = rank * per + (rank < extra ? rank : extra);
-  const std::size_t last_tile = first_tile + per + (rank < extra ? 1 : 0);
-  const std::size_t last = last_tile * tile < nv ? last_tile * tile : nv;
-  const Index stride = static_cast<Index>(team_size), end = static_cast<Index>(last);
-  Index i = static_cast<Index>(first_tile * tile + threadIdx.x);
+  const impl::TeamShare share = impl::team_share(nv, team_size * vectors_per_thread, gridDim.x, blockIdx.x);
   T acc[V] = {};
-  if (rank == 0)
+  if (blockIdx.x == 0)
     for (std::size_t t = nv * V + threadIdx.x; t < n; t += team_size) acc[0] += x[t];
-  const auto add = [&](Index k) {
-    const Vec w = xv[k];
-    for (int e = 0; e < V; ++e) acc[e] += w.e[e];
-  };
-  for (; i + 3 * stride < end; i += 4 * stride) {
-    add(i);
-    add(i + stride);
-    add(i + 2 * stride);
-    add(i + 3 * stride);
-  }
-  for (; i < end; i += stride) add(i);
+  impl::add_strided<V>(impl::SumLoad<T>{x}, static_cast<Index>(share.first + threadIdx.x),
+                       static_cast<Index>(share.last), static_cast<Index>(team_size), acc);
   T sum = acc[0];
   for (int e = 1; e < V; ++e) sum += acc[e];
 
