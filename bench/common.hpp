@@ -101,7 +101,9 @@ struct Medians {
   std::vector<double> wall;
   std::vector<double> gpu;
 };
-Medians interleaved_medians(const Exec& exec, const std::vector<std::function<void()>>& fs, int reps = 15);
+/// `device_rounds` false skips the event-timed rounds (`gpu` stays empty).
+Medians interleaved_medians(const Exec& exec, const std::vector<std::function<void()>>& fs, int reps = 15,
+                            bool device_rounds = true);
 
 /// Sets GB/s (bytes per call / time) and elements/s.
 void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call);

@@ -4,7 +4,7 @@
 //   occupancy_curve/cos/<math>/threads:128/blocks_per_sm:<b>         the latency study's cos
 //       loop (impl::CosLoop, one chain), b = 1..16;
 //   occupancy_curve/reduce/int32/<N>/threads:<T>/blocks_per_sm:<b>   the reduction's kernel
-//       (impl::ReduceKernel, 16 items per thread, even share of tiles), T = 128, 256,
+//       (impl::ReduceKernel, its grid-stride loop; league one wave of b x SMs), T = 128, 256,
 //       b = 1..2048/T.
 // Every point is one wave of b x SMs teams, so b teams run on every SM. The team scratch is
 // chosen with the occupancy model (scratch_bytes_for_blocks: the kernel's registers, Kokkos'
@@ -57,8 +57,7 @@ template <int V>
 using Reduce = impl::ReduceKernel<Exec, std::int32_t, V, Load>;
 
 constexpr int cos_team_size = 128;  // 4 warps: one per scheduler, b teams = b warps per scheduler
-constexpr int reduce_items = 16;    // 4 loads of 16 bytes per thread and tile: few enough in flight
-                                    // per warp that the bandwidth follows the warps resident
+constexpr int reduce_items = 16;    // with the league given, this only lets the loads be 16 bytes wide
 constexpr int host_points = 2;      // blocks_per_sm 1 and 2 on host backends
 constexpr std::size_t host_scratch = 1024;  // host teams run the same launch with a token of scratch
 
@@ -110,7 +109,7 @@ std::int32_t launch_reduce(const Policy& p, const Data& x, int v) {
   auto run = [&](auto width) {
     constexpr int V = decltype(width)::value;
     Kokkos::parallel_reduce("kps::bench::occupancy_curve::reduce", p,
-                            Reduce<V>{Load{x.data()}, x.extent(0), reduce_items / V}, sum);
+                            Reduce<V>{Load{x.data()}, x.extent(0)}, sum);
   };
   switch (v) {
     case 4: run(std::integral_constant<int, 4>{}); break;
@@ -240,7 +239,7 @@ std::size_t accepted_scratch(const Point& p, std::size_t wanted) {
   const auto admits = [&](std::size_t bytes) {
     const Policy pol = policy(1, p.team_size, bytes);
     const int most = p.kernel == Kernel::reduce
-                         ? pol.team_size_max(Reduce<1>{Load{nullptr}, 0, 1}, Kokkos::ParallelReduceTag())
+                         ? pol.team_size_max(Reduce<1>{Load{nullptr}, 0}, Kokkos::ParallelReduceTag())
                          : pol.team_size_max(Cos<CosMath::accurate>{Sums(), 0}, Kokkos::ParallelForTag());
     return most >= p.team_size;
   };

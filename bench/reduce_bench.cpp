@@ -25,9 +25,10 @@
 // GB/s counts the bytes read once (N x sizeof(T), twice that for dot). ratio_to_copy: the
 // read bandwidth over the read bandwidth implied by a device copy of the same bytes; on CUDA
 // ratio_to_cub (sums): CUB's time over this one's; each from medians of 15 rounds that time
-// this variant and its peers one after the other (common.hpp); on CUDA also each call's
-// GPU time from events (gpu_us, copy_gpu_us, cub_gpu_us) beside its wall time (wall_us, ...):
-// their difference is the host's share (launch, waking up after the fence). Every result is
+// this variant and its peers one after the other (common.hpp; 5 rounds for reduce_sweep
+// points); on CUDA also each call's GPU time from events (gpu_us, copy_gpu_us, cub_gpu_us)
+// beside its wall time (wall_us, ...; not for reduce_sweep points): their difference is the
+// host's share (launch, waking up after the fence). Every result is
 // checked after the timed loop against a host reference (exact for integers, compensated
 // long double otherwise), computed once per (type, N).
 #include <algorithm>
@@ -108,8 +109,19 @@ long double reference(const DeviceView<T>& x, const DeviceView<T>& y) {
 /// asynchronous one (Async) writes it to a rank-0 device View `r` (`f(x, y, r)`), which is read
 /// back only after the timed calls, and its CUB peer is CUB's own asynchronous form (result in
 /// device memory) in place of CUB plus a copy to the host.
+/// How many interleaved rounds give the ratios: 15, plus as many event-timed rounds, for the
+/// variants the study compares; 5 wall-timed rounds for the points of the tuning sweep, whose
+/// table reads only each point's own time (the sweep has ~1000 points on a GPU: with the full
+/// rounds its 2^24..2^30 double part alone ran past a 10-minute batch slot).
+struct Rounds {
+  int reps = 15;
+  bool device = true;
+};
+constexpr Rounds sweep_rounds{5, false};
+
 template <class T, bool Async = false, class F>
-void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std::string& variant, F&& f) {
+void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std::string& variant, F&& f,
+                   const Rounds& rounds = {}) {
   const Exec exec;
   try {
     const auto x = random_view<T>("kps::bench::x", n, 777 + n);
@@ -149,7 +161,7 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
           calls.push_back([&] { result = kps::cuda::cub_sum(exec, x.data(), n); });
       }
 #endif
-    const Medians t = interleaved_medians(exec, calls);
+    const Medians t = interleaved_medians(exec, calls, rounds.reps, rounds.device);
     // read bandwidth of this variant over the read bandwidth implied by the copy (it reads and writes)
     state.counters["ratio_to_copy"] = (inputs * t.wall[1]) / (2.0 * t.wall[0]);
     if (t.wall.size() > 2) state.counters["ratio_to_cub"] = t.wall[2] / t.wall[0];
@@ -183,8 +195,9 @@ void run_sweep_point(benchmark::State& state, std::size_t n, const ReducePolicy&
   } catch (const std::exception& e) {
     return fail(state, variant + ": " + e.what());
   }
-  run_reduction<T>(state, n, 1, variant,
-                   [policy](const DeviceView<T>& x, const DeviceView<T>&) { return reduce_sum(Exec(), x, policy); });
+  run_reduction<T>(
+      state, n, 1, variant,
+      [policy](const DeviceView<T>& x, const DeviceView<T>&) { return reduce_sum(Exec(), x, policy); }, sweep_rounds);
 }
 
 template <class T>

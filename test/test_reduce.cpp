@@ -128,6 +128,21 @@ TYPED_TEST(Reduce, TableRowPolicies) {
   }
 }
 
+// The loop counts in 32 bits only where every index it forms fits: the vectors (n / V) plus
+// its look-ahead of four grid strides (league x team).
+TEST(ReduceIndex, NarrowOnlyWhereEveryIndexFits) {
+  const std::size_t two32 = std::size_t(1) << 32;
+  EXPECT_TRUE(impl::narrow_index(std::size_t(1) << 30, ReducePolicy{1024, 4, 264, 4}));
+  EXPECT_TRUE(impl::narrow_index(std::size_t(1) << 30, ReducePolicy{1024, 4, 264, 1}));
+  EXPECT_FALSE(impl::narrow_index(two32 * 4, ReducePolicy{1024, 4, 264, 4}));
+  // the boundary: n / V + 4 x team x league == 2^32 is too many, one vector less fits
+  const std::size_t ahead = 4 * std::size_t(256) * 1000;
+  EXPECT_FALSE(impl::narrow_index((two32 - ahead) * 2, ReducePolicy{256, 2, 1000, 2}));
+  EXPECT_TRUE(impl::narrow_index((two32 - ahead - 1) * 2, ReducePolicy{256, 2, 1000, 2}));
+  // a league this large needs 64-bit indices for any n
+  EXPECT_FALSE(impl::narrow_index(16, ReducePolicy{1024, 4, 1 << 20, 1}));
+}
+
 TEST(ReduceApi, BadPoliciesThrow) {
   using Exec = ExecutionSpace;
   Kokkos::View<double*, DeviceType> x("x", 100), y("y", 101);

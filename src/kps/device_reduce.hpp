@@ -75,23 +75,9 @@ struct DotLoad {
   }
 };
 
-/// The vectors [first, last) of team `rank` of `league`: the tiles of `tile` vectors split
-/// evenly over the league, as CUB's "even share" (a team streams through one region of
-/// memory), without overflowing. Shared with the native CUDA twin (kps/cuda/native_reduce.cpp).
-struct TeamShare {
-  std::size_t first, last;
-};
-KOKKOS_INLINE_FUNCTION TeamShare team_share(std::size_t nv, std::size_t tile, std::size_t league, std::size_t rank) {
-  const std::size_t tiles = (nv + tile - 1) / tile;
-  const std::size_t per = tiles / league, extra = tiles % league;
-  const std::size_t first_tile = rank * per + (rank < extra ? rank : extra);
-  const std::size_t last_tile = first_tile + per + (rank < extra ? 1 : 0);
-  return {first_tile * tile, last_tile * tile < nv ? last_tile * tile : nv};
-}
-
-/// Adds the vectors first + t, + stride, ... below end to acc (t: the thread's rank, already
-/// in first), four loads in flight per step, on one induction variable of type Index (the
-/// fewest registers; 32 bits where the indices fit, as CUB's offsets). Shared with the twin.
+/// Adds the vectors i, i + stride, ... below end to acc, four loads in flight per step, on one
+/// induction variable of type Index (the fewest registers; 32 bits where the indices fit, as
+/// CUB's offsets).
 template <int V, class Index, class Load, class T>
 KOKKOS_INLINE_FUNCTION void add_strided(const Load& load, Index i, Index end, Index stride, T (&acc)[V]) {
   for (; i + 3 * stride < end; i += 4 * stride) {
@@ -103,26 +89,35 @@ KOKKOS_INLINE_FUNCTION void add_strided(const Load& load, Index i, Index end, In
   for (; i < end; i += stride) load.template vector<V>(i, acc);
 }
 
-/// Each team adds its share of the tiles of team_size * items_per_thread elements
-/// (team_share); thread t loads vectors t, t + team_size, ... of it, so each load instruction
-/// is coalesced. The n % V trailing elements are added by the first team, before its loop
-/// (nothing of theirs stays live through it). Kokkos reduces across the team and the league.
+/// Thread t of team `rank` (of `league` teams of `team_size`) adds its part of n elements to
+/// acc: vectors rank * team_size + t, then every league * team_size vectors (a grid-stride
+/// loop: at any moment the whole league reads one narrow front of memory, each load
+/// instruction coalesced); the n % V trailing elements go to team 0, before its loop (nothing
+/// of theirs stays live through it). Shared by kps' kernel and its native CUDA twin
+/// (kps/cuda/native_reduce.cpp). The H100 measured it against an even share of contiguous
+/// tiles per team (studies/reduce/README.md, session 9): int32 at 2^28 0.979 -> 1.005 of CUB.
+template <int V, class Index, class Load, class T>
+KOKKOS_INLINE_FUNCTION void add_share(const Load& load, std::size_t n, std::size_t team_size, std::size_t league,
+                                      std::size_t rank, std::size_t t, T (&acc)[V]) {
+  const std::size_t nv = n / V;  // whole vectors
+  if (rank == 0)
+    for (std::size_t e = nv * V + t; e < n; e += team_size) acc[0] += load(e);
+  add_strided<V>(load, static_cast<Index>(rank * team_size + t), static_cast<Index>(nv),
+                 static_cast<Index>(league * team_size), acc);
+}
+
+/// The reduction's team functor: each thread adds its share (add_share) in V accumulators;
+/// Kokkos reduces across the team and the league. The policy's items per thread set only the
+/// league where it is not given (the seed's relation, league = N / (team x items)).
 template <class Exec, class T, int V, class Load, class Index = std::size_t>
 struct ReduceKernel {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
   Load load;
   std::size_t n;
-  int vectors_per_thread;  // items_per_thread / V
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, T& update) const {
-    const std::size_t nv = n / V;  // whole vectors
-    const std::size_t team_size = team.team_size();
-    const TeamShare share = team_share(nv, team_size * vectors_per_thread, team.league_size(), team.league_rank());
     T acc[V] = {};
-    if (team.league_rank() == 0)
-      for (std::size_t t = nv * V + team.team_rank(); t < n; t += team_size) acc[0] += load(t);
-    add_strided<V>(load, static_cast<Index>(share.first + team.team_rank()), static_cast<Index>(share.last),
-                   static_cast<Index>(team_size), acc);
+    add_share<V, Index>(load, n, team.team_size(), team.league_size(), team.league_rank(), team.team_rank(), acc);
     T sum = acc[0];
     for (int k = 1; k < V; ++k) sum += acc[k];
     update += sum;
@@ -136,7 +131,7 @@ int kernel_team_size_limit(const Exec& exec, int v) {
   const auto query = [&](auto width) {
     constexpr int V = decltype(width)::value;
     return ReduceTeamPolicy<Exec>(exec, 1, 1).team_size_max(
-        ReduceKernel<Exec, T, V, Load, std::uint32_t>{Load{}, 0, 1}, Kokkos::ParallelReduceTag());
+        ReduceKernel<Exec, T, V, Load, std::uint32_t>{Load{}, 0}, Kokkos::ParallelReduceTag());
   };
   switch (v) {
     case 4: return query(std::integral_constant<int, 4>{});
@@ -191,10 +186,11 @@ ReducePolicy validate(const Exec& exec, ReducePolicy p, std::size_t n, const Loa
   return p;
 }
 
-/// Whether the loop of policy p over n elements may count in 32 bits (fewer registers, as
-/// CUB's offsets): every vector index and the loop's look-ahead stay below 2^32.
+/// Whether the loop of the resolved policy p over n elements may count in 32 bits (fewer
+/// registers, as CUB's offsets): every vector index and the loop's look-ahead (up to four
+/// strides of league x team past the end) stay below 2^32.
 inline bool narrow_index(std::size_t n, const ReducePolicy& p) {
-  return n / p.vector_width + 4 * std::size_t(p.team_size) < (std::size_t(1) << 32);
+  return n / p.vector_width + 4 * std::size_t(p.team_size) * std::size_t(p.league_size) < (std::size_t(1) << 32);
 }
 
 /// Calls f(width, index) with the vector width v (1, 2 or 4) as an integral constant and the
@@ -226,7 +222,7 @@ void reduce_into(const Exec& exec, std::size_t n, const Load& load, ReducePolicy
   ReduceTeamPolicy<Exec> policy(exec, n == 0 ? 0 : p.league_size, p.team_size);
   dispatch_width(p.vector_width, narrow_index(n, p), [&](auto width, auto index) {
     constexpr int V = decltype(width)::value;
-    ReduceKernel<Exec, T, V, Load, decltype(index)> k{load, n, p.items_per_thread / V};
+    ReduceKernel<Exec, T, V, Load, decltype(index)> k{load, n};
     Kokkos::parallel_reduce(label, policy, k, result);
   });
 }

@@ -34,16 +34,11 @@ __device__ T block_sum(T v) {
 
 template <class T, int V, class Index>
 __global__ void __launch_bounds__(1024, 2)
-    reduce_kernel(const T* x, unsigned long long n, int vectors_per_thread, T* partials, unsigned int* counter, T* out) {
-  // The share, tail and loop of kps::impl::ReduceKernel (the same functions): only the
-  // launch and the adding of the blocks' sums differ.
-  const std::size_t nv = n / V, team_size = blockDim.x;
-  const impl::TeamShare share = impl::team_share(nv, team_size * vectors_per_thread, gridDim.x, blockIdx.x);
+    reduce_kernel(const T* x, unsigned long long n, T* partials, unsigned int* counter, T* out) {
+  // The share, tail and loop of kps::impl::ReduceKernel (the same function): only the launch
+  // and the adding of the blocks' sums differ.
   T acc[V] = {};
-  if (blockIdx.x == 0)
-    for (std::size_t t = nv * V + threadIdx.x; t < n; t += team_size) acc[0] += x[t];
-  impl::add_strided<V>(impl::SumLoad<T>{x}, static_cast<Index>(share.first + threadIdx.x),
-                       static_cast<Index>(share.last), static_cast<Index>(team_size), acc);
+  impl::add_share<V, Index>(impl::SumLoad<T>{x}, n, blockDim.x, gridDim.x, blockIdx.x, threadIdx.x, acc);
   T sum = acc[0];
   for (int e = 1; e < V; ++e) sum += acc[e];
 
@@ -67,7 +62,7 @@ __global__ void __launch_bounds__(1024, 2)
 }
 
 template <class T>
-using Kernel = void (*)(const T*, unsigned long long, int, T*, unsigned int*, T*);
+using Kernel = void (*)(const T*, unsigned long long, T*, unsigned int*, T*);
 
 template <class T, class Index>
 Kernel<T> kernel_for(int v) {
@@ -117,13 +112,12 @@ void reduce_native(const Kokkos::Cuda& exec, const T* x, std::size_t n, const Re
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::native_reduce::partials"), bytes);
   }
   T* partials = reinterpret_cast<T*>(s.partials.data());
-  const int vectors = p.items_per_thread / p.vector_width;
   if (impl::narrow_index(n, p))
     kernel_for<T, std::uint32_t>(p.vector_width)<<<p.league_size, p.team_size, 0, exec.cuda_stream()>>>(
-        x, n, vectors, partials, s.counter.data(), out);
+        x, n, partials, s.counter.data(), out);
   else
     kernel_for<T, std::uint64_t>(p.vector_width)<<<p.league_size, p.team_size, 0, exec.cuda_stream()>>>(
-        x, n, vectors, partials, s.counter.data(), out);
+        x, n, partials, s.counter.data(), out);
   check(cudaGetLastError(), "launch");
 }
 

@@ -3,6 +3,7 @@
 #include "kps/cuda/peers.hpp"
 
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -36,23 +37,39 @@ void* temp_storage(const Kokkos::Cuda& exec, std::size_t bytes) {
   return buffer->data();
 }
 
+/// Calls `f(count)` with n as a 32-bit count where it fits, else 64-bit: CUB picks its offset
+/// type from the count's type (cub/detail/choose_offset.cuh), and its 32-bit-offset kernels are
+/// the faster ones (DeviceReduce::Sum on sm_90: 32 registers and 5280 blocks at 2^26 int32,
+/// against 40 registers and 3960 blocks with a 64-bit count). The usual call passes an int.
+template <class F>
+void with_count(std::size_t n, F&& f) {
+  if (n <= std::numeric_limits<std::uint32_t>::max())
+    f(static_cast<std::uint32_t>(n));
+  else
+    f(static_cast<std::uint64_t>(n));
+}
+
 }  // namespace
 
 template <class T>
 void cub_exclusive_sum(const Kokkos::Cuda& exec, const T* in, T* out, std::size_t n) {
   if (n == 0) return;
-  std::size_t bytes = 0;
-  check(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, exec.cuda_stream()), "DeviceScan size");
-  void* temp = temp_storage(exec, bytes);
-  check(cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, n, exec.cuda_stream()), "DeviceScan::ExclusiveSum");
+  with_count(n, [&](auto count) {
+    std::size_t bytes = 0;
+    check(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, count, exec.cuda_stream()), "DeviceScan size");
+    void* temp = temp_storage(exec, bytes);
+    check(cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, count, exec.cuda_stream()), "DeviceScan::ExclusiveSum");
+  });
 }
 
 template <class T>
 void cub_sum(const Kokkos::Cuda& exec, const T* in, T* out, std::size_t n) {
-  std::size_t bytes = 0;
-  check(cub::DeviceReduce::Sum(nullptr, bytes, in, out, n, exec.cuda_stream()), "DeviceReduce size");
-  void* temp = temp_storage(exec, bytes);
-  check(cub::DeviceReduce::Sum(temp, bytes, in, out, n, exec.cuda_stream()), "DeviceReduce::Sum");
+  with_count(n, [&](auto count) {
+    std::size_t bytes = 0;
+    check(cub::DeviceReduce::Sum(nullptr, bytes, in, out, count, exec.cuda_stream()), "DeviceReduce size");
+    void* temp = temp_storage(exec, bytes);
+    check(cub::DeviceReduce::Sum(temp, bytes, in, out, count, exec.cuda_stream()), "DeviceReduce::Sum");
+  });
 }
 
 template <class T>
