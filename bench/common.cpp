@@ -161,7 +161,7 @@ const CacheFlush& cache_flush() {
 }  // namespace
 
 Medians interleaved_medians(const Exec& exec, const std::vector<std::function<void()>>& fs, int reps,
-                            bool device_rounds) {
+                            [[maybe_unused]] bool device_rounds) {
   std::vector<std::vector<double>> wall(fs.size()), gpu(fs.size());
   const CacheFlush& flush = cache_flush();
   for (const auto& f : fs) f();  // warm-up
