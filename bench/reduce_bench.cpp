@@ -19,8 +19,10 @@
 //                                 least I >= 2 elements per thread, the seed's minimum)
 //   reduce_sweep/capped/<type>/<N>/team:T/items:I/waves:W
 //                                 the same with the league capped at W waves of teams
-//                                 (W * concurrency / T), each team looping over its tiles;
-//                                 only where the cap binds
+//                                 (W * concurrency / T), each thread looping over the data;
+//                                 only where the cap binds (with the league given, I only
+//                                 sets the vector width: capped points of I >= 16 / sizeof
+//                                 launch the same kernel, a repeat measurement)
 //
 // GB/s counts the bytes read once (N x sizeof(T), twice that for dot). ratio_to_copy: the
 // read bandwidth over the read bandwidth implied by a device copy of the same bytes; on CUDA
@@ -104,11 +106,6 @@ long double reference(const DeviceView<T>& x, const DeviceView<T>& y) {
   return cache.emplace(key, s).first->second;
 }
 
-/// Times `f` in the benchmark loop, checks the value, and sets GB/s and the ratios to the copy
-/// and (sums on CUDA) CUB. A synchronous variant's `f(x, y)` returns the reduced value; an
-/// asynchronous one (Async) writes it to a rank-0 device View `r` (`f(x, y, r)`), which is read
-/// back only after the timed calls, and its CUB peer is CUB's own asynchronous form (result in
-/// device memory) in place of CUB plus a copy to the host.
 /// How many interleaved rounds give the ratios: 15, plus as many event-timed rounds, for the
 /// variants the study compares; 5 wall-timed rounds for the points of the tuning sweep, whose
 /// table reads only each point's own time (the sweep has ~1000 points on a GPU: with the full
@@ -119,6 +116,11 @@ struct Rounds {
 };
 constexpr Rounds sweep_rounds{5, false};
 
+/// Times `f` in the benchmark loop, checks the value, and sets GB/s and the ratios to the copy
+/// and (sums on CUDA) CUB. A synchronous variant's `f(x, y)` returns the reduced value; an
+/// asynchronous one (Async) writes it to a rank-0 device View `r` (`f(x, y, r)`), which is read
+/// back only after the timed calls, and its CUB peer is CUB's own asynchronous form (result in
+/// device memory) in place of CUB plus a copy to the host.
 template <class T, bool Async = false, class F>
 void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std::string& variant, F&& f,
                    const Rounds& rounds = {}) {

@@ -17,10 +17,12 @@
 namespace kps {
 
 /// Launch configuration of the reduction. A configuration larger than the data still gives
-/// the right answer (threads past the end add nothing); a smaller one loops over the data.
+/// the right answer (threads past the end add nothing); a smaller one loops over the data
+/// (each thread steps by the league's threads: impl::add_share).
 struct ReducePolicy {
   int team_size = 0;          ///< threads per team (the seed's LOCALSIZE); > 0
-  int items_per_thread = 0;   ///< elements each thread adds per pass over a tile; > 0
+  int items_per_thread = 0;   ///< elements per thread of one pass over the data (a league of
+                              ///< N / (team x items) teams when league_size is 0); > 0
   int league_size = 0;        ///< teams (the seed's number of work groups); 0: enough to cover N once
   int vector_width = 0;       ///< elements per load: 1, 2, 4 (or 0: 16-byte loads where aligned)
 };

@@ -44,10 +44,10 @@ namespace kps {
 /// on an H100; hardware threads on a host backend).
 /// - GPU: teams of 256 threads, 16 items per thread (a 4096-element tile, four 16-byte loads
 ///   per thread for 4-byte types), at most one wave of teams, C / 256 (8 per SM on an H100:
-///   1056), each team looping over its share of the tiles, as CUB sizes its grid. Before
-///   any table, this reached 0.97 x CUB at 2^28 int32 on an H100 (results/h100-cuda).
-/// - Host: one thread per team, 512 items per thread, the seed's league (one tile per team,
-///   ceil(N / 512) teams, shared out by the backend). Of the swept host configurations this is
+///   1056), its threads looping over the data, as CUB sizes its grid. Before any table, this
+///   reached 0.97 x CUB at 2^28 int32 on an H100 (results/h100-cuda).
+/// - Host: one thread per team, 512 items per thread, the seed's league (ceil(N / 512)
+///   teams, shared out by the backend). Of the swept host configurations this is
 ///   the best single rule over every type and size of the host sweep: 1.09 x each size's
 ///   optimum on average (geometric mean), against 1.22 for one wave of 2048-item teams
 ///   (studies/reduce/README.md).
@@ -70,8 +70,8 @@ ReducePolicy fallback_reduce_policy(const Exec& exec, std::size_t n) {
 
 namespace impl {
 
-/// A table row as the policy for n elements: league 0 stays 0 (one tile per team, filled in
-/// by validate), L > 0 becomes min(ceil(n / tile), L).
+/// A table row as the policy for n elements: league 0 stays 0 (the seed's league, filled in
+/// by validate), L > 0 becomes min(ceil(n / (team x items)), L).
 inline ReducePolicy policy_from_row(const ReduceTableRow& r, std::size_t n) {
   ReducePolicy p{r.team_size, r.items_per_thread, 0, r.vector_width};
   if (r.league > 0) {

@@ -20,9 +20,9 @@
 // A row applies to element type `type` (int32, int64, float, double, or '*': any type without
 // a row of its own for that size) and n_min <= N <= n_max ('inf': no upper bound). `team` is
 // the team size, `items` the items per thread, `vector` the vector width (0: automatic).
-// `league` 0 means the seed's relation, league = ceil(N / (team * items)): every team adds one
-// tile; league L > 0 caps the league at L teams (each team then adds a contiguous run of
-// tiles), league = min(ceil(N / (team * items)), L). Rows of one type must not
+// `league` 0 means the seed's relation, league = ceil(N / (team * items)): every thread adds
+// about `items` elements; league L > 0 caps the league at L teams (each thread then loops,
+// stepping by the league's threads), league = min(ceil(N / (team * items)), L). Rows of one type must not
 // overlap. Sizes no row covers use the fallback rule (kps::fallback_reduce_policy).
 //
 // Which table the tuned reduction uses (once per process, thread-safe; see

@@ -57,8 +57,8 @@ struct BlockPlacement {
 BlockPlacement block_placement(const Kokkos::Cuda& exec, int blocks, int threads, long long cycles);
 
 /// kps::reduce_sum's kernel written natively, to measure what Kokkos' TeamPolicy costs it:
-/// the same even share of tiles over `policy.league_size` blocks of `policy.team_size`
-/// threads, the same strided loop (four loads of policy.vector_width elements in flight,
+/// the same grid-stride share over `policy.league_size` blocks of `policy.team_size`
+/// threads (impl::add_share), the same loop (four loads of policy.vector_width elements in flight,
 /// 32-bit indices where they fit), the same 32 registers (__launch_bounds__(1024, 2)); then
 /// the blocks' sums as a single-pass CUB-style kernel adds them: warp shuffles within a block,
 /// one partial per block, and the last block to finish (a counter after __threadfence) adds
