@@ -64,15 +64,18 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
 
     // Ratios from medians of interleaved rounds of this scan, a device copy and (CUDA) CUB.
     DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
+    // Kokkos' parallel_scan too (ratio_to_kokkos: what `automatic` must never fall below).
     std::vector<std::function<void()>> calls{[&] { scan(in_place ? out : in, out); },
-                                             [&] { Kokkos::deep_copy(exec, copy, in); }};
+                                             [&] { Kokkos::deep_copy(exec, copy, in); },
+                                             [&] { exclusive_scan(exec, in, copy, ScanAlgorithm::kokkos); }};
 #if defined(KOKKOS_ENABLE_CUDA)
     if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
       calls.push_back([&] { kps::cuda::cub_exclusive_sum(exec, in.data(), copy.data(), n); });
 #endif
     const std::vector<double> t = interleaved_median_seconds(exec, calls);
     state.counters["ratio_to_copy"] = t[1] / t[0];
-    if (t.size() > 2) state.counters["ratio_to_cub"] = t[2] / t[0];
+    state.counters["ratio_to_kokkos"] = t[2] / t[0];
+    if (t.size() > 3) state.counters["ratio_to_cub"] = t[3] / t[0];
   } catch (const std::exception& e) {
     fail(state, variant + ": " + e.what());
   }
@@ -183,6 +186,31 @@ void register_type(const Options& o, std::size_t n) {
           });
           add("scan_lookback/single_pass" + config, [=](benchmark::State& s) { run_lookback<T>(s, n, policy); });
         }
+  // The look-back's delays (scan_delay/single_pass/<type>/<N>/team:T/items:I/delay:D/poll:P,
+  // GPUs): the sleep after publishing the aggregate before the first read and the sleep between
+  // polls of unpublished predecessors (SinglePassPolicy::look_back_delay_ns / poll_delay_ns), on
+  // staged tiles of 16 to 32 KiB (the sweep's optima are among them); polls at the default tiles.
+  if (!o.host) {
+    const std::vector<std::pair<int, int>> configs =
+        sizeof(T) <= 4 ? std::vector<std::pair<int, int>>{{256, 32}, {128, 64}, {128, 32}, {256, 16}}
+                       : std::vector<std::pair<int, int>>{{128, 32}, {256, 16}, {128, 24}, {128, 16}};
+    for (auto [team, items] : configs)
+      for (int delay : {0, 600, 1200, 2400, 3600})
+        for (int poll : {0, 600}) {
+          if (poll > 0 && (team != configs[0].first || items != configs[0].second)) continue;
+          SinglePassPolicy policy{team, items, TileLoad::staged, delay, poll};
+          if (!kps::impl::single_pass_launchable<Exec, T>(Exec(), policy)) continue;
+          const std::string config = suffix + "/team:" + std::to_string(team) + "/items:" + std::to_string(items) +
+                                     "/delay:" + std::to_string(delay) + "/poll:" + std::to_string(poll);
+          add("scan_delay/single_pass" + config, [=](benchmark::State& s) {
+            ScanOptions opt;
+            opt.single_pass = policy;
+            run_scan<T>(s, n, "single_pass", [opt](const DeviceView<T>& in, const DeviceView<T>& out) {
+              exclusive_scan(Exec(), in, out, ScanAlgorithm::single_pass, opt);
+            }, false);
+          });
+        }
+  }
   add("copy/kokkos" + suffix, [=](benchmark::State& s) {
     const Exec exec;
     auto in = random_view<T>("kps::bench::in", n, 99);

@@ -107,6 +107,11 @@ TYPED_TEST(Scan, SinglePassPolicies) {
         o.single_pass = {team, items, load};
         check_algorithm<TypeParam>(ScanAlgorithm::single_pass, o);
       }
+  // Explicit look-back delays (slept on GPUs, no-ops on host backends) change no result.
+  ScanOptions o;
+  o.single_pass.look_back_delay_ns = 500;
+  o.single_pass.poll_delay_ns = 100;
+  check_algorithm<TypeParam>(ScanAlgorithm::single_pass, o);
 }
 
 TYPED_TEST(Scan, SmallTiles) {
@@ -180,6 +185,17 @@ TEST(ScanApi, BadPoliciesThrow) {
   o.single_pass = {1, 256, TileLoad::staged};
   EXPECT_THROW(exclusive_scan(ExecutionSpace(), a, a, ScanAlgorithm::single_pass, o),
                std::invalid_argument);
+  for (int delay : {-2, 1000001}) {
+    o.single_pass = {};
+    o.single_pass.look_back_delay_ns = delay;
+    EXPECT_THROW(exclusive_scan(ExecutionSpace(), a, a, ScanAlgorithm::single_pass, o),
+                 std::invalid_argument);
+    EXPECT_FALSE((impl::single_pass_launchable<ExecutionSpace, int>(ExecutionSpace(), o.single_pass)));
+    o.single_pass = {};
+    o.single_pass.poll_delay_ns = delay;
+    EXPECT_THROW(exclusive_scan(ExecutionSpace(), a, a, ScanAlgorithm::single_pass, o),
+                 std::invalid_argument);
+  }
   o = {};
   for (int tile : {1000, 1, -4}) {
     o.tile.tile = tile;

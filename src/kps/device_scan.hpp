@@ -37,6 +37,13 @@ struct SinglePassPolicy {
   int team_size = 0;         ///< threads per team (a multiple of the backend's vector lanes: 32 on CUDA); 0: default
   int items_per_thread = 0;  ///< consecutive elements per thread: 8, 16, 24, 32, 48, 64 or 256; 0: default
   TileLoad load = TileLoad::automatic;
+  /// Nanoseconds the look-back sleeps after publishing the tile's aggregate, before its first
+  /// read of the predecessors' status (CUB's L2WriteLatency), where the backend can sleep
+  /// (kps::impl::backoff); -1: the default for the element type; 0: none.
+  int look_back_delay_ns = -1;
+  /// Nanoseconds it sleeps before reading again predecessors not yet published (CUB's Delay);
+  /// -1: the default; 0: none.
+  int poll_delay_ns = -1;
 };
 
 /// Knobs of the tile scans built on a team algorithm.
@@ -261,6 +268,8 @@ struct StagedTile {
   static constexpr int per_vector = 16 / sizeof(T);
   static constexpr int vectors_per_thread = Items / per_vector;
   static_assert(Items % per_vector == 0, "kps: staged tiles hold whole 16-byte vectors per thread");
+  /// 16-byte loads a thread keeps in flight while staging the tile (128 bytes).
+  static constexpr int batch = vectors_per_thread < 8 ? vectors_per_thread : 8;
   using Vector = typename ThreadItems<T, Items>::Vector;
 
   T* base;  // 16-byte aligned
@@ -281,40 +290,63 @@ struct StagedTile {
   KOKKOS_INLINE_FUNCTION void read(int rank, int ts, const T* src, std::size_t valid) const {
     const std::size_t tile = std::size_t(ts) * Items;
     if (valid == tile && reinterpret_cast<std::uintptr_t>(src) % 16 == 0) {
-      for (int j = 0; j < vectors_per_thread; ++j) {
-        const std::size_t v = std::size_t(j) * ts + rank;
-        vector(v) = reinterpret_cast<const Vector*>(src)[v];
+      // All of a batch's loads are issued before any of its stores to scratch: the compiler
+      // cannot tell that scratch and src do not overlap, so a load placed after a store waits
+      // for it, and a store waits for its load (measured on the H100, CUDA 13: one 16-byte
+      // load in flight per thread, a memory round trip per vector).
+      for (int j0 = 0; j0 < vectors_per_thread; j0 += batch) {
+        Vector r[batch];
+        for (int b = 0; b < batch; ++b)
+          if (j0 + b < vectors_per_thread) r[b] = reinterpret_cast<const Vector*>(src)[std::size_t(j0 + b) * ts + rank];
+        for (int b = 0; b < batch; ++b)
+          if (j0 + b < vectors_per_thread) vector(std::size_t(j0 + b) * ts + rank) = r[b];
       }
     } else {
       for (std::size_t e = rank; e < tile; e += ts) element(e) = e < valid ? src[e] : T(0);
     }
   }
 
-  /// Writes dst[0, valid) of the tile, coalesced.
-  KOKKOS_INLINE_FUNCTION void write(int rank, int ts, T* dst, std::size_t valid) const {
-    const std::size_t tile = std::size_t(ts) * Items;
-    if (valid == tile && reinterpret_cast<std::uintptr_t>(dst) % 16 == 0) {
-      for (int j = 0; j < vectors_per_thread; ++j) {
-        const std::size_t v = std::size_t(j) * ts + rank;
-        reinterpret_cast<Vector*>(dst)[v] = vector(v);
+  /// Scans thread rank's Items consecutive elements in place, one 16-byte vector at a time
+  /// (so that only a vector and the running sum occupy registers, whatever Items is):
+  /// inclusive, or exclusive (each element replaced by the sum of those before it in the
+  /// thread's run, summed in the inclusive scan's order, hence exact). Returns the run's total.
+  KOKKOS_INLINE_FUNCTION T scan_run(int rank, bool exclusive) const {
+    T sum = T(0);
+    KPS_IMPL_ROLLED_LOOP
+    for (int j = 0; j < vectors_per_thread; ++j) {
+      Vector& slot = vector(std::size_t(rank) * vectors_per_thread + j);
+      Vector w = slot;
+      for (int k = 0; k < per_vector; ++k) {
+        const T x = w.v[k];
+        if (exclusive) {
+          w.v[k] = sum;
+          sum += x;
+        } else {
+          sum += x;
+          w.v[k] = sum;
+        }
       }
-    } else {
-      for (std::size_t e = rank; e < valid; e += ts) dst[e] = element(e);
+      slot = w;
     }
+    return sum;
   }
 
-  /// Thread rank's Items consecutive elements, to and from registers.
-  KOKKOS_INLINE_FUNCTION void get(int rank, ThreadItems<T, Items>& x) const {
-    for (int j = 0; j < vectors_per_thread; ++j) {
-      const Vector w = vector(std::size_t(rank) * vectors_per_thread + j);
-      for (int k = 0; k < per_vector; ++k) x.v[j * per_vector + k] = w.v[k];
-    }
-  }
-  KOKKOS_INLINE_FUNCTION void put(int rank, const ThreadItems<T, Items>& x) const {
-    for (int j = 0; j < vectors_per_thread; ++j) {
-      Vector w;
-      for (int k = 0; k < per_vector; ++k) w.v[k] = x.v[j * per_vector + k];
-      vector(std::size_t(rank) * vectors_per_thread + j) = w;
+  /// Writes dst[0, valid) of the tile, coalesced, each element plus base + offsets[t] where t
+  /// is the thread whose run holds it (the tile's prefix and that thread's prefix in the tile).
+  KOKKOS_INLINE_FUNCTION void write(int rank, int ts, T* dst, std::size_t valid, T base, const T* offsets) const {
+    const std::size_t tile = std::size_t(ts) * Items;
+    if (valid == tile && reinterpret_cast<std::uintptr_t>(dst) % 16 == 0) {
+      // One vector at a time: a store does not hold up the next read of scratch.
+      KPS_IMPL_ROLLED_LOOP
+      for (int j = 0; j < vectors_per_thread; ++j) {
+        const std::size_t v = std::size_t(j) * ts + rank;
+        Vector w = vector(v);
+        const T o = base + offsets[v / vectors_per_thread];
+        for (int k = 0; k < per_vector; ++k) w.v[k] += o;
+        reinterpret_cast<Vector*>(dst)[v] = w;
+      }
+    } else {
+      for (std::size_t e = rank; e < valid; e += ts) dst[e] = element(e) + (base + offsets[e / Items]);
     }
   }
 };
@@ -360,6 +392,8 @@ struct SinglePassKernel {
   ///  6 ticks of the first window read (issued to known by all lanes)
   ///  7 windows read
   std::uint64_t* probe = nullptr;
+  unsigned delay_ns = 0;  // sleep before the first window read (SinglePassPolicy::look_back_delay_ns)
+  unsigned poll_ns = 0;   // sleep between polls of unpublished predecessors (SinglePassPolicy::poll_delay_ns)
   KOKKOS_INLINE_FUNCTION static long long clock() {
     if constexpr (Probe)
       return BackendClock<Exec>::now();
@@ -405,6 +439,7 @@ struct SinglePassKernel {
       return T(0);
     }
     Kokkos::single(Kokkos::PerThread(team), [&]() { tiles.publish(tile, tile_aggregate, aggregate); });
+    backoff(delay_ns);  // let the nearest predecessors publish before the first read
     constexpr int E = single_pass_window_entries;
     const int width = E * lanes;  // entries per window; entry e = k * lanes + lane is predecessor base - e
     T prefix = T(0);
@@ -444,6 +479,7 @@ struct SinglePassKernel {
         if (missing == 0) break;
         ++waits;
         spin_pause();
+        backoff(poll_ns);
         for (int k = 0; k < E; ++k)
           if (kind[k] == 0 && k * lanes + lane < nearest) kind[k] = tiles.read(base - (k * lanes + lane), v[k]);
       }
@@ -517,28 +553,21 @@ struct SinglePassKernel {
     const std::size_t tile_valid = left < std::size_t(threads) * Items ? left : std::size_t(threads) * Items;
     const std::size_t first = tile_first + std::size_t(rank) * Items;
     const std::size_t valid = first < n ? n - first : 0;
-    ThreadItems<T, Items> x;
+    T thread_total;
+    [[maybe_unused]] ThreadItems<T, Items> x;  // direct loads: the thread's items
     if constexpr (Staged) {
       const StagedTile<T, Items> staged{reinterpret_cast<T*>(staged_at)};
       staged.read(rank, threads, in + tile_first, tile_valid);
       team.team_barrier();
-      staged.get(rank, x);
+      // Each thread scans its run where it lies in scratch, a vector at a time (exclusive
+      // within the thread when the scan is exclusive): the items never all sit in registers,
+      // so the kernel's registers, hence the teams an SM holds, do not grow with Items, and
+      // nothing is held across the look-back.
+      thread_total = staged.scan_run(rank, Exclusive);
     } else {
       x.load(in + first, valid);
-    }
-    for (int j = 1; j < Items; ++j) x.v[j] += x.v[j - 1];
-    const T thread_total = x.v[Items - 1];
-    if constexpr (Staged) {
-      // Park the thread's scanned items in the staged tile (exclusive within the thread when
-      // the scan is exclusive: a shift, exact), so that no register holds them across the
-      // look-back: the kernel's registers, hence the teams an SM holds, are set by the load
-      // phase alone.
-      if constexpr (Exclusive) {
-        for (int j = Items - 1; j > 0; --j) x.v[j] = x.v[j - 1];
-        x.v[0] = T(0);
-      }
-      const StagedTile<T, Items> staged{reinterpret_cast<T*>(staged_at)};
-      staged.put(rank, x);
+      for (int j = 1; j < Items; ++j) x.v[j] += x.v[j - 1];
+      thread_total = x.v[Items - 1];
     }
 
     // Exclusive prefix of this thread within the tile: a scan over the lanes (through the
@@ -561,22 +590,22 @@ struct SinglePassKernel {
       aggregate += warp_totals[w];
     }
 
+    // Staged: the thread's prefix in the tile, for the coalesced write (its slot was last read
+    // by its own warp's lane scan, before the barrier above).
+    if constexpr (Staged) thread_totals[rank] = thread_prefix;
+
     if (warp == 0) {
       const T p = look_back(team, lane, tile, aggregate, times);
       Kokkos::single(Kokkos::PerThread(team), [&]() { *tile_prefix_slot = p; });
     }
     team.team_barrier();
-    const T offset = *tile_prefix_slot + thread_prefix;
+    const T tile_prefix = *tile_prefix_slot;
     if constexpr (Staged) {
-      // The parked items (every thread wrote its own vectors; nobody else reads them before
-      // the barrier below), plus the offset, then the tile out, coalesced.
+      // The tile out, coalesced, each element plus the tile's prefix and its thread's.
       const StagedTile<T, Items> staged{reinterpret_cast<T*>(staged_at)};
-      staged.get(rank, x);
-      for (int j = 0; j < Items; ++j) x.v[j] += offset;
-      staged.put(rank, x);
-      team.team_barrier();
-      staged.write(rank, threads, out + tile_first, tile_valid);
+      staged.write(rank, threads, out + tile_first, tile_valid, tile_prefix, thread_totals);
     } else {
+      const T offset = tile_prefix + thread_prefix;
       if constexpr (Exclusive) {
         // exclusive[j] = offset + inclusive[j] - input[j], done by shifting to stay exact
         for (int j = Items - 1; j > 0; --j) x.v[j] = offset + x.v[j - 1];
@@ -596,24 +625,41 @@ constexpr int single_pass_default_team(bool staged) {
   return sizeof(T) <= 4 ? 512 : 256;
 }
 
+/// Default look-back delays of the single pass on GPUs (ns): the sleep after publishing the
+/// aggregate, before the first read of the predecessors, and between polls. The H100 sweep
+/// (scan_delay/..., studies/scan/NOTES.md, session 10): with the default tiles, 2400 ns for
+/// 4-byte types and 1200 ns for 8-byte ones; polling again at once was as good as sleeping.
+template <class T>
+constexpr int single_pass_default_delay(bool poll) {
+  if (poll) return 0;
+  return sizeof(T) <= 4 ? 2400 : 1200;
+}
+
+/// Tiles from which the default delays apply (CUB sleeps from 500 blocks on).
+inline constexpr std::size_t single_pass_delay_tiles = 500;
+
 /// The single-pass policy with defaults filled in for Exec and T.
 template <class Exec, class T>
 SinglePassPolicy resolve(SinglePassPolicy p) {
-  // GPUs: staged tiles of 256 x 32 for 4-byte types and 128 x 16 for 8-byte ones (team size
-  // lowered at launch to what fits), the best of the H100 sweep after the look-back was made
-  // warp-wide and the staged tile began to hold the items across it
-  // (results/h100-cuda/scan/scan-sweep-s5.json, studies/scan/NOTES.md). A policy that names its
+  // GPUs: staged tiles of 256 x 32 for 4-byte types and 128 x 32 for 8-byte ones (team size
+  // lowered at launch to what fits), the best of the H100 sweep once the staged loads kept a
+  // thread's eight 16-byte loads in flight together and the look-back slept before its first
+  // read (results/h100-cuda/scan/s10/, studies/scan/NOTES.md, session 10). A policy that names its
   // items per thread, or a team too large for a staged tile of them, loads directly. Host
   // backends: one thread per team, 256 items, direct. Team size 0 stays "automatic" until the
   // launch.
   constexpr bool host = is_host_space_v<Exec>;
   const bool default_items = p.items_per_thread == 0;
-  if (default_items) p.items_per_thread = host ? 256 : sizeof(T) <= 4 ? 32 : 16;
+  if (default_items) p.items_per_thread = host ? 256 : 32;
   if (p.load == TileLoad::automatic) {
     const bool fits = p.team_size == 0 || std::size_t(p.team_size) * p.items_per_thread * sizeof(T) <= 32768;
     p.load = !host && default_items && fits ? TileLoad::staged : TileLoad::direct;
   }
   if (p.team_size == 0 && host) p.team_size = 1;
+  for (int d : {p.look_back_delay_ns, p.poll_delay_ns})
+    if (d < -1 || d > 1000000)
+      throw std::invalid_argument("kps: single_pass scan: look-back delays are 0 to 1000000 ns (-1: default), got " +
+                                  std::to_string(d));
   return p;
 }
 
@@ -661,9 +707,9 @@ decltype(auto) with_single_pass_kernel(const SinglePassPolicy& p, F&& f) {
 /// refuses (items per thread not 8, 16, 24, 32, 48, 64 or 256, staged 256) are not launchable either.
 template <class Exec, class T>
 bool single_pass_launchable(const Exec& exec, SinglePassPolicy p) {
-  p = resolve<Exec, T>(p);
-  if (p.team_size <= 0) return p.team_size == 0;  // automatic: lowered to what fits
   try {
+    p = resolve<Exec, T>(p);
+    if (p.team_size <= 0) return p.team_size == 0;  // automatic: lowered to what fits
     if (p.team_size % single_pass_lanes<Exec>() != 0) return false;
     return with_single_pass_kernel(p, [&](auto items, auto stage) {
       return p.team_size <=
@@ -711,11 +757,11 @@ std::size_t single_pass_tile_elements(const Exec& exec, SinglePassPolicy p) {
 }
 
 template <class Exec, class T, int Items, bool Exclusive, bool Staged, bool Probe>
-void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, int team_size,
+void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, const SinglePassPolicy& p,
                         Workspace<Exec>& ws, std::uint64_t* probe) {
   using Kernel = SinglePassKernel<Exec, T, Items, Exclusive, Staged, Probe>;
   const int lanes = single_pass_lanes<Exec>();
-  team_size = single_pass_team<Exec, T, Items, Exclusive, Staged, Probe>(exec, team_size);
+  const int team_size = single_pass_team<Exec, T, Items, Exclusive, Staged, Probe>(exec, p.team_size);
   const std::size_t tile_elems = std::size_t(team_size) * Items;
   const std::size_t tiles = (n + tile_elems - 1) / tile_elems;
   if (tiles > std::size_t(2147483647))
@@ -733,7 +779,13 @@ void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, in
   }
   if (!ws.tile_counter.data())
     ws.tile_counter = Kokkos::View<unsigned int, typename Exec::memory_space>("kps::scan::tile_counter");
-  Kernel k{in, out, n, TileStatus<T>{ws.status.data(), ws.values.data(), ws.epoch + 1}, ws.tile_counter.data(), lanes, probe};
+  // The look-back's default delays apply from single_pass_delay_tiles tiles on (CUB's rule):
+  // with fewer, the tiles are all resident at once and a sleep only adds to the latency.
+  auto delay = [&](int ns, bool poll) {
+    return unsigned(ns >= 0 ? ns : tiles >= single_pass_delay_tiles ? single_pass_default_delay<T>(poll) : 0);
+  };
+  Kernel k{in, out, n, TileStatus<T>{ws.status.data(), ws.values.data(), ws.epoch + 1}, ws.tile_counter.data(), lanes, probe,
+           delay(p.look_back_delay_ns, false), delay(p.poll_delay_ns, true)};
   // Every call starts its tile ids from 0 on exec's stream (a 4-byte fill): a call that
   // failed to launch can never leave the counter out of step with the next one.
   ++ws.epoch;
@@ -752,19 +804,18 @@ void single_pass_scan(const Exec& exec, const T* in, T* out, std::size_t n, bool
                       SinglePassPolicy policy, Workspace<Exec>& ws, std::uint64_t* probe = nullptr) {
   if (n == 0) return;
   policy = resolve<Exec, T>(policy);
-  const int ts = policy.team_size;  // 0: automatic (GPUs)
-  if (ts < 0) throw std::invalid_argument("kps: single_pass scan: team size must be positive");
+  if (policy.team_size < 0) throw std::invalid_argument("kps: single_pass scan: team size must be positive");
   with_single_pass_kernel(policy, [&](auto items, auto stage) {
     constexpr int I = decltype(items)::value;
     constexpr bool S = decltype(stage)::value;
     if (probe && !exclusive)
       throw std::invalid_argument("kps: single_pass scan: the look-back probe is built for exclusive scans only");
     if (probe)
-      launch_single_pass<Exec, T, I, true, S, true>(exec, in, out, n, ts, ws, probe);
+      launch_single_pass<Exec, T, I, true, S, true>(exec, in, out, n, policy, ws, probe);
     else if (exclusive)
-      launch_single_pass<Exec, T, I, true, S, false>(exec, in, out, n, ts, ws, nullptr);
+      launch_single_pass<Exec, T, I, true, S, false>(exec, in, out, n, policy, ws, nullptr);
     else
-      launch_single_pass<Exec, T, I, false, S, false>(exec, in, out, n, ts, ws, nullptr);
+      launch_single_pass<Exec, T, I, false, S, false>(exec, in, out, n, policy, ws, nullptr);
   });
 }
 

@@ -34,6 +34,27 @@ KOKKOS_INLINE_FUNCTION void store_relaxed(T* ptr, T value) {
   *static_cast<volatile T*>(ptr) = value;
 }
 
+/// Placed before a loop that must stay rolled in device code (the CUDA and HIP compilers
+/// otherwise unroll it and hoist every iteration's loads into registers at once, which costs
+/// the kernel registers, hence resident teams); nothing on host compilers.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define KPS_IMPL_ROLLED_LOOP _Pragma("unroll 1")
+#else
+#define KPS_IMPL_ROLLED_LOOP
+#endif
+
+/// Sleeps about `ns` nanoseconds inside a spin-wait, where the backend has a sleep (CUDA from
+/// sm_70: __nanosleep, which gives the warp's issue slots to the SM's other warps and spaces
+/// out the polls of a status word that many teams read); elsewhere it does nothing (host
+/// backends yield through spin_pause instead).
+KOKKOS_INLINE_FUNCTION void backoff(unsigned ns) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  if (ns > 0) __nanosleep(ns);
+#else
+  (void)ns;
+#endif
+}
+
 /// Called in every iteration of a spin-wait. On host backends it yields the core: a team
 /// waiting for a predecessor whose thread the OS has descheduled (more threads than cores)
 /// would otherwise spin out its whole time slice. On GPUs it does nothing.
