@@ -62,9 +62,9 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
     if (!error.empty()) return fail(state, variant + ": " + error);
     set_rates(state, n, 2.0 * n * sizeof(T));
 
-    // Ratios from medians of interleaved rounds of this scan, a device copy and (CUDA) CUB.
+    // Ratios from medians of interleaved rounds of this scan, a device copy, Kokkos'
+    // parallel_scan (ratio_to_kokkos: what `automatic` must never fall below) and (CUDA) CUB.
     DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
-    // Kokkos' parallel_scan too (ratio_to_kokkos: what `automatic` must never fall below).
     std::vector<std::function<void()>> calls{[&] { scan(in_place ? out : in, out); },
                                              [&] { Kokkos::deep_copy(exec, copy, in); },
                                              [&] { exclusive_scan(exec, in, copy, ScanAlgorithm::kokkos); }};
@@ -129,6 +129,18 @@ void run_lookback(benchmark::State& state, std::size_t n, SinglePassPolicy polic
   }
 }
 
+/// Registers one single-pass scan with an explicit policy (the sweeps' points).
+template <class T>
+void add_single_pass(const std::string& name, std::size_t n, const SinglePassPolicy& policy) {
+  add(name, [=](benchmark::State& s) {
+    ScanOptions opt;
+    opt.single_pass = policy;
+    run_scan<T>(s, n, "single_pass", [opt](const DeviceView<T>& in, const DeviceView<T>& out) {
+      exclusive_scan(Exec(), in, out, ScanAlgorithm::single_pass, opt);
+    }, false);
+  });
+}
+
 template <class T>
 void register_type(const Options& o, std::size_t n) {
   const std::string suffix = std::string("/") + type_name<T>() + "/" + std::to_string(n);
@@ -177,13 +189,7 @@ void register_type(const Options& o, std::size_t n) {
           if (!kps::impl::single_pass_launchable<Exec, T>(Exec(), policy)) continue;
           const std::string config = suffix + "/team:" + std::to_string(team) + "/items:" + std::to_string(items) +
                                      (load == TileLoad::staged ? "/load:staged" : "/load:direct");
-          add("scan_sweep/single_pass" + config, [=](benchmark::State& s) {
-            ScanOptions opt;
-            opt.single_pass = policy;
-            run_scan<T>(s, n, "single_pass", [opt](const DeviceView<T>& in, const DeviceView<T>& out) {
-              exclusive_scan(Exec(), in, out, ScanAlgorithm::single_pass, opt);
-            }, false);
-          });
+          add_single_pass<T>("scan_sweep/single_pass" + config, n, policy);
           add("scan_lookback/single_pass" + config, [=](benchmark::State& s) { run_lookback<T>(s, n, policy); });
         }
   // The look-back's delays (scan_delay/single_pass/<type>/<N>/team:T/items:I/delay:D/poll:P,
@@ -202,13 +208,7 @@ void register_type(const Options& o, std::size_t n) {
           if (!kps::impl::single_pass_launchable<Exec, T>(Exec(), policy)) continue;
           const std::string config = suffix + "/team:" + std::to_string(team) + "/items:" + std::to_string(items) +
                                      "/delay:" + std::to_string(delay) + "/poll:" + std::to_string(poll);
-          add("scan_delay/single_pass" + config, [=](benchmark::State& s) {
-            ScanOptions opt;
-            opt.single_pass = policy;
-            run_scan<T>(s, n, "single_pass", [opt](const DeviceView<T>& in, const DeviceView<T>& out) {
-              exclusive_scan(Exec(), in, out, ScanAlgorithm::single_pass, opt);
-            }, false);
-          });
+          add_single_pass<T>("scan_delay/single_pass" + config, n, policy);
         }
   }
   add("copy/kokkos" + suffix, [=](benchmark::State& s) {

@@ -625,15 +625,12 @@ constexpr int single_pass_default_team(bool staged) {
   return sizeof(T) <= 4 ? 512 : 256;
 }
 
-/// Default look-back delays of the single pass on GPUs (ns): the sleep after publishing the
-/// aggregate, before the first read of the predecessors, and between polls. The H100 sweep
-/// (scan_delay/..., studies/scan/NOTES.md, session 10): with the default tiles, 2400 ns for
-/// 4-byte types and 1200 ns for 8-byte ones; polling again at once was as good as sleeping.
+/// Default sleep of the single pass's look-back on GPUs (ns), after publishing the aggregate and
+/// before the first read of the predecessors. The H100 sweep (scan_delay/...,
+/// studies/scan/NOTES.md, session 10), with the default tiles: 2400 ns for 4-byte types, 1200 ns
+/// for 8-byte ones. Between polls the default is no sleep: 600 ns measured the same.
 template <class T>
-constexpr int single_pass_default_delay(bool poll) {
-  if (poll) return 0;
-  return sizeof(T) <= 4 ? 2400 : 1200;
-}
+inline constexpr int single_pass_default_delay = sizeof(T) <= 4 ? 2400 : 1200;
 
 /// Tiles from which the default delays apply (CUB sleeps from 500 blocks on).
 inline constexpr std::size_t single_pass_delay_tiles = 500;
@@ -781,11 +778,10 @@ void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, co
     ws.tile_counter = Kokkos::View<unsigned int, typename Exec::memory_space>("kps::scan::tile_counter");
   // The look-back's default delays apply from single_pass_delay_tiles tiles on (CUB's rule):
   // with fewer, the tiles are all resident at once and a sleep only adds to the latency.
-  auto delay = [&](int ns, bool poll) {
-    return unsigned(ns >= 0 ? ns : tiles >= single_pass_delay_tiles ? single_pass_default_delay<T>(poll) : 0);
-  };
+  const int first_delay = tiles >= single_pass_delay_tiles ? single_pass_default_delay<T> : 0;
   Kernel k{in, out, n, TileStatus<T>{ws.status.data(), ws.values.data(), ws.epoch + 1}, ws.tile_counter.data(), lanes, probe,
-           delay(p.look_back_delay_ns, false), delay(p.poll_delay_ns, true)};
+           unsigned(p.look_back_delay_ns >= 0 ? p.look_back_delay_ns : first_delay),
+           unsigned(p.poll_delay_ns >= 0 ? p.poll_delay_ns : 0)};
   // Every call starts its tile ids from 0 on exec's stream (a 4-byte fill): a call that
   // failed to launch can never leave the counter out of step with the next one.
   ++ws.epoch;
