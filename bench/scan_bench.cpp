@@ -211,6 +211,22 @@ void register_type(const Options& o, std::size_t n) {
           add_single_pass<T>("scan_delay/single_pass" + config, n, policy);
         }
   }
+  // L2 prefetch of the tile a later team takes (scan_prefetch/single_pass/<type>/<N>/team:T/
+  // items:I/prefetch:P, GPUs; SinglePassPolicy::prefetch_tiles), at the default delays.
+  if (!o.host) {
+    const std::vector<std::pair<int, int>> configs =
+        sizeof(T) <= 4 ? std::vector<std::pair<int, int>>{{256, 32}, {128, 64}}
+                       : std::vector<std::pair<int, int>>{{128, 32}, {256, 16}};
+    for (auto [team, items] : configs)
+      for (int ahead : {0, 33, 66, 132, 264, 528, 792}) {
+        SinglePassPolicy policy{team, items, TileLoad::staged};
+        policy.prefetch_tiles = ahead;
+        if (!kps::impl::single_pass_launchable<Exec, T>(Exec(), policy)) continue;
+        const std::string config = suffix + "/team:" + std::to_string(team) + "/items:" + std::to_string(items) +
+                                   "/prefetch:" + std::to_string(ahead);
+        add_single_pass<T>("scan_prefetch/single_pass" + config, n, policy);
+      }
+  }
   add("copy/kokkos" + suffix, [=](benchmark::State& s) {
     const Exec exec;
     auto in = random_view<T>("kps::bench::in", n, 99);

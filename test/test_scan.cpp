@@ -112,6 +112,50 @@ TYPED_TEST(Scan, SinglePassPolicies) {
   o.single_pass.look_back_delay_ns = 500;
   o.single_pass.poll_delay_ns = 100;
   check_algorithm<TypeParam>(ScanAlgorithm::single_pass, o);
+  // Nor does a prefetch of later tiles (a hint on GPUs, nothing on host backends).
+  o.single_pass.prefetch_tiles = 3;
+  check_algorithm<TypeParam>(ScanAlgorithm::single_pass, o);
+}
+
+/// The staged tile's layout puts every vector of the tile in its own slot inside the tile's
+/// scratch, and, where a thread's run is a power of two vectors, a thread's run (blocked) and
+/// eight consecutive threads' vectors (coalesced) in eight different bank groups of 16 bytes.
+template <class T, int Items>
+void check_staged_layout() {
+  using Tile = impl::StagedTile<T, Items>;
+  constexpr int run = Tile::vectors_per_thread;
+  for (int ts : {1, 2, 3, 8, 128, 256}) {
+    SCOPED_TRACE("items=" + std::to_string(Items) + " team=" + std::to_string(ts));
+    const std::size_t vectors = std::size_t(ts) * run;
+    std::set<std::size_t> slots;
+    for (std::size_t v = 0; v < vectors; ++v) {
+      const std::size_t s = Tile::slot(v);
+      EXPECT_LT(s, Tile::bytes(ts) / 16);
+      slots.insert(s);
+    }
+    EXPECT_EQ(slots.size(), vectors);
+    if (ts % 8 != 0 || (run & (run - 1)) != 0) continue;
+    for (int j = 0; j < run; ++j)
+      for (int t0 = 0; t0 < ts; t0 += 8) {
+        std::set<std::size_t> blocked, coalesced;
+        for (int t = t0; t < t0 + 8; ++t) {
+          blocked.insert(Tile::slot(std::size_t(t) * run + j) % 8);
+          coalesced.insert(Tile::slot(std::size_t(j) * ts + t) % 8);
+        }
+        EXPECT_EQ(blocked.size(), 8u);
+        EXPECT_EQ(coalesced.size(), 8u);
+      }
+  }
+}
+
+TYPED_TEST(Scan, StagedLayout) {
+  check_staged_layout<TypeParam, 8>();
+  check_staged_layout<TypeParam, 16>();
+  check_staged_layout<TypeParam, 24>();
+  check_staged_layout<TypeParam, 32>();
+  check_staged_layout<TypeParam, 64>();
+  // Without padding where a thread's run is a multiple of eight vectors.
+  EXPECT_EQ((impl::StagedTile<TypeParam, 64>::bytes(128)), 128u * 64 * sizeof(TypeParam));
 }
 
 TYPED_TEST(Scan, SmallTiles) {
@@ -193,6 +237,12 @@ TEST(ScanApi, BadPoliciesThrow) {
     EXPECT_FALSE((impl::single_pass_launchable<ExecutionSpace, int>(ExecutionSpace(), o.single_pass)));
     o.single_pass = {};
     o.single_pass.poll_delay_ns = delay;
+    EXPECT_THROW(exclusive_scan(ExecutionSpace(), a, a, ScanAlgorithm::single_pass, o),
+                 std::invalid_argument);
+  }
+  for (int ahead : {-2, 65537}) {
+    o.single_pass = {};
+    o.single_pass.prefetch_tiles = ahead;
     EXPECT_THROW(exclusive_scan(ExecutionSpace(), a, a, ScanAlgorithm::single_pass, o),
                  std::invalid_argument);
   }

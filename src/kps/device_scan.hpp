@@ -44,6 +44,9 @@ struct SinglePassPolicy {
   /// Nanoseconds it sleeps before reading again predecessors not yet published (CUB's Delay);
   /// -1: the default; 0: none.
   int poll_delay_ns = -1;
+  /// Tiles ahead of its own whose input a team asks the GPU to bring into L2 when it starts
+  /// (kps::impl::prefetch_l2; no effect where the backend has no such hint); -1: the default.
+  int prefetch_tiles = -1;
 };
 
 /// Knobs of the tile scans built on a team algorithm.
@@ -259,10 +262,14 @@ struct ThreadItems {
   }
 };
 
-/// A tile staged in team scratch: element e of the tile sits at e + pad(e), one 16-byte pad
-/// after every eight 16-byte vectors, so that both the coalesced accesses (thread t on vector
-/// j * team_size + t) and the blocked ones (thread t on its Items consecutive elements) spread
-/// over the shared-memory banks.
+/// A tile staged in team scratch, laid out so that both the coalesced accesses (thread t on
+/// vector j * team_size + t) and the blocked ones (thread t on its Items consecutive elements)
+/// spread over the shared-memory banks (eight 16-byte vectors span them): where a thread's run
+/// is a multiple of eight vectors, vector v sits at v XOR (v / run mod 8), a permutation within
+/// each aligned group of eight that costs no space; otherwise one 16-byte pad follows every
+/// eight vectors (runs of 6 or 12 vectors, 24 items, still meet two ways on the blocked side).
+/// The space matters: on Hopper a 32 KiB tile with padding leaves room for five teams per SM,
+/// without it for six.
 template <class T, int Items>
 struct StagedTile {
   static constexpr int per_vector = 16 / sizeof(T);
@@ -274,15 +281,22 @@ struct StagedTile {
 
   T* base;  // 16-byte aligned
 
+  static constexpr bool swizzled = vectors_per_thread % 8 == 0;
+
   KOKKOS_INLINE_FUNCTION static constexpr std::size_t bytes(int team_size) {
     const std::size_t vectors = std::size_t(team_size) * vectors_per_thread;
-    return (vectors + vectors / 8 + 1) * 16;
+    return (swizzled ? vectors : vectors + vectors / 8 + 1) * 16;
   }
-  KOKKOS_INLINE_FUNCTION Vector& vector(std::size_t v) const {
-    return reinterpret_cast<Vector*>(base)[v + v / 8];
+  /// Where vector v of the tile sits, in vectors from base.
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t slot(std::size_t v) {
+    if constexpr (swizzled)
+      return v ^ (v / vectors_per_thread % 8);
+    else
+      return v + v / 8;
   }
+  KOKKOS_INLINE_FUNCTION Vector& vector(std::size_t v) const { return reinterpret_cast<Vector*>(base)[slot(v)]; }
   KOKKOS_INLINE_FUNCTION T& element(std::size_t e) const {
-    return base[e + e / (8 * per_vector) * per_vector];
+    return base[slot(e / per_vector) * per_vector + e % per_vector];
   }
 
   /// Reads src[0, valid) of a tile of ts * Items elements, coalesced (thread `rank` of `ts`);
@@ -394,6 +408,7 @@ struct SinglePassKernel {
   std::uint64_t* probe = nullptr;
   unsigned delay_ns = 0;  // sleep before the first window read (SinglePassPolicy::look_back_delay_ns)
   unsigned poll_ns = 0;   // sleep between polls of unpublished predecessors (SinglePassPolicy::poll_delay_ns)
+  unsigned prefetch_ahead = 0;  // tiles ahead whose input is prefetched to L2 (SinglePassPolicy::prefetch_tiles)
   KOKKOS_INLINE_FUNCTION static long long clock() {
     if constexpr (Probe)
       return BackendClock<Exec>::now();
@@ -553,6 +568,13 @@ struct SinglePassKernel {
     const std::size_t tile_valid = left < std::size_t(threads) * Items ? left : std::size_t(threads) * Items;
     const std::size_t first = tile_first + std::size_t(rank) * Items;
     const std::size_t valid = first < n ? n - first : 0;
+    if (prefetch_ahead > 0 && rank == 0) {
+      // The tile a later team will take: its loads then find the data in L2.
+      const std::size_t tile_elems = std::size_t(threads) * Items;
+      const std::size_t ahead = tile_first + std::size_t(prefetch_ahead) * tile_elems;
+      if (ahead < n && reinterpret_cast<std::uintptr_t>(in + ahead) % 16 == 0)
+        prefetch_l2(in + ahead, sizeof(T) * (n - ahead < tile_elems ? n - ahead : tile_elems));
+    }
     T thread_total;
     [[maybe_unused]] ThreadItems<T, Items> x;  // direct loads: the thread's items
     if constexpr (Staged) {
@@ -621,7 +643,7 @@ struct SinglePassKernel {
 /// Default team size of the single pass on GPUs (lowered at launch to what fits).
 template <class T>
 constexpr int single_pass_default_team(bool staged) {
-  if (staged) return sizeof(T) <= 4 ? 256 : 128;
+  if (staged) return 128;
   return sizeof(T) <= 4 ? 512 : 256;
 }
 
@@ -632,27 +654,37 @@ constexpr int single_pass_default_team(bool staged) {
 template <class T>
 inline constexpr int single_pass_default_delay = sizeof(T) <= 4 ? 2400 : 1200;
 
-/// Tiles from which the default delays apply (CUB sleeps from 500 blocks on).
+/// Default distance of the single pass's L2 prefetch on GPUs, in tiles: a team starting tile t
+/// asks for tile t + 64 (of the ~800 tiles resident at once on a 132-SM Hopper, six 128-thread
+/// teams per SM). The sweeps (scan_prefetch/..., studies/scan/NOTES.md, session 11): 33 to 132
+/// tiles ahead gain 7-13 % on the H100 and the H200; 264 loses on the H100, 528 and more on
+/// both (the prefetched lines leave L2 before their team reads them).
+inline constexpr int single_pass_default_prefetch = 64;
+
+/// Tiles from which the default delays and prefetch apply (CUB sleeps from 500 blocks on).
 inline constexpr std::size_t single_pass_delay_tiles = 500;
 
 /// The single-pass policy with defaults filled in for Exec and T.
 template <class Exec, class T>
 SinglePassPolicy resolve(SinglePassPolicy p) {
-  // GPUs: staged tiles of 256 x 32 for 4-byte types and 128 x 32 for 8-byte ones (team size
-  // lowered at launch to what fits), the best of the H100 sweep once the staged loads kept a
-  // thread's eight 16-byte loads in flight together and the look-back slept before its first
-  // read (results/h100-cuda/scan/s10/, studies/scan/NOTES.md, session 10). A policy that names its
+  // GPUs: staged tiles of 128 x 64 for 4-byte types and 128 x 32 for 8-byte ones (32 KiB; team
+  // size lowered at launch to what fits): six teams per SM on Hopper, each asking L2 for the
+  // tile a later team takes (studies/scan/NOTES.md, sessions 10-11: the staged loads kept in
+  // flight together, the look-back's sleep, the unpadded layout, the prefetch). A policy that names its
   // items per thread, or a team too large for a staged tile of them, loads directly. Host
   // backends: one thread per team, 256 items, direct. Team size 0 stays "automatic" until the
   // launch.
   constexpr bool host = is_host_space_v<Exec>;
   const bool default_items = p.items_per_thread == 0;
-  if (default_items) p.items_per_thread = host ? 256 : 32;
+  if (default_items) p.items_per_thread = host ? 256 : sizeof(T) <= 4 ? 64 : 32;
   if (p.load == TileLoad::automatic) {
     const bool fits = p.team_size == 0 || std::size_t(p.team_size) * p.items_per_thread * sizeof(T) <= 32768;
     p.load = !host && default_items && fits ? TileLoad::staged : TileLoad::direct;
   }
   if (p.team_size == 0 && host) p.team_size = 1;
+  if (p.prefetch_tiles < -1 || p.prefetch_tiles > 65536)
+    throw std::invalid_argument("kps: single_pass scan: prefetch_tiles is 0 to 65536 (-1: default), got " +
+                                std::to_string(p.prefetch_tiles));
   for (int d : {p.look_back_delay_ns, p.poll_delay_ns})
     if (d < -1 || d > 1000000)
       throw std::invalid_argument("kps: single_pass scan: look-back delays are 0 to 1000000 ns (-1: default), got " +
@@ -776,12 +808,15 @@ void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, co
   }
   if (!ws.tile_counter.data())
     ws.tile_counter = Kokkos::View<unsigned int, typename Exec::memory_space>("kps::scan::tile_counter");
-  // The look-back's default delays apply from single_pass_delay_tiles tiles on (CUB's rule):
-  // with fewer, the tiles are all resident at once and a sleep only adds to the latency.
-  const int first_delay = tiles >= single_pass_delay_tiles ? single_pass_default_delay<T> : 0;
+  // The look-back's default delays and the prefetch apply from single_pass_delay_tiles tiles on
+  // (CUB's rule): with fewer, the tiles are all resident at once; a sleep only adds to the
+  // latency, and every tile's loads are already under way.
+  const bool many = tiles >= single_pass_delay_tiles;
+  const int first_delay = many ? single_pass_default_delay<T> : 0;
   Kernel k{in, out, n, TileStatus<T>{ws.status.data(), ws.values.data(), ws.epoch + 1}, ws.tile_counter.data(), lanes, probe,
            unsigned(p.look_back_delay_ns >= 0 ? p.look_back_delay_ns : first_delay),
-           unsigned(p.poll_delay_ns >= 0 ? p.poll_delay_ns : 0)};
+           unsigned(p.poll_delay_ns >= 0 ? p.poll_delay_ns : 0),
+           unsigned(p.prefetch_tiles >= 0 ? p.prefetch_tiles : many ? single_pass_default_prefetch : 0)};
   // Every call starts its tile ids from 0 on exec's stream (a 4-byte fill): a call that
   // failed to launch can never leave the counter out of step with the next one.
   ++ws.epoch;

@@ -55,6 +55,21 @@ KOKKOS_INLINE_FUNCTION void backoff(unsigned ns) {
 #endif
 }
 
+/// Asks the memory system to bring [p, p + bytes) into the GPU's L2 cache ahead of its loads,
+/// without holding registers or scratch for it; a hint, with nothing to wait for. CUDA sm_90
+/// and later: one bulk L2 prefetch (the copy engine of the SM walks the range; p and bytes
+/// multiples of 16); elsewhere it does nothing.
+KOKKOS_INLINE_FUNCTION void prefetch_l2(const void* p, std::size_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (bytes >= 16)
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(unsigned(bytes & ~std::size_t(15)))
+                 : "memory");
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 /// Called in every iteration of a spin-wait. On host backends it yields the core: a team
 /// waiting for a predecessor whose thread the OS has descheduled (more threads than cores)
 /// would otherwise spin out its whole time slice. On GPUs it does nothing.
