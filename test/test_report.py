@@ -8,6 +8,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import kps_run  # noqa: E402  (tools/, beside kpsjson)
 
 
 def main():
@@ -21,14 +23,9 @@ def main():
             sys.exit(f"FAIL: kps_run.py report exited {p.returncode}:\n{p.stderr}")
         with open(os.path.join(results, "report.md")) as f:
             text = f.read()
-        # Machines whose study folders hold JSON (a folder of single runs kept in subfolders,
-        # such as h200-cuda/scan/s11/, is documented by its READMEs and not rendered).
-        def rendered(d):
-            path = os.path.join(results, d)
-            return os.path.isdir(path) and any(
-                os.path.isdir(os.path.join(path, s)) and any(f.endswith(".json") for f in os.listdir(os.path.join(path, s)))
-                for s in os.listdir(path))
-        machines = sorted(d for d in os.listdir(results) if rendered(d))
+        # The machines the report renders (kps_run.machine_folders: study folders holding JSON;
+        # a folder of single runs kept in subfolders, such as h200-cuda/scan/s11/, has READMEs).
+        machines = [os.path.basename(m) for m in kps_run.machine_folders(results)]
         if not machines:
             sys.exit("FAIL: no committed results folders")
         missing = [m for m in machines if f"kps report: {m}" not in text]

@@ -229,23 +229,19 @@ TEST(ScanApi, BadPoliciesThrow) {
   o.single_pass = {1, 256, TileLoad::staged};
   EXPECT_THROW(exclusive_scan(ExecutionSpace(), a, a, ScanAlgorithm::single_pass, o),
                std::invalid_argument);
+  // One knob out of range, the others at their defaults.
+  auto refused = [&](int SinglePassPolicy::*knob, int value) {
+    o.single_pass = {};
+    o.single_pass.*knob = value;
+    EXPECT_THROW(exclusive_scan(ExecutionSpace(), a, a, ScanAlgorithm::single_pass, o),
+                 std::invalid_argument);
+  };
   for (int delay : {-2, 1000001}) {
-    o.single_pass = {};
-    o.single_pass.look_back_delay_ns = delay;
-    EXPECT_THROW(exclusive_scan(ExecutionSpace(), a, a, ScanAlgorithm::single_pass, o),
-                 std::invalid_argument);
+    refused(&SinglePassPolicy::look_back_delay_ns, delay);
     EXPECT_FALSE((impl::single_pass_launchable<ExecutionSpace, int>(ExecutionSpace(), o.single_pass)));
-    o.single_pass = {};
-    o.single_pass.poll_delay_ns = delay;
-    EXPECT_THROW(exclusive_scan(ExecutionSpace(), a, a, ScanAlgorithm::single_pass, o),
-                 std::invalid_argument);
+    refused(&SinglePassPolicy::poll_delay_ns, delay);
   }
-  for (int ahead : {-2, 65537}) {
-    o.single_pass = {};
-    o.single_pass.prefetch_tiles = ahead;
-    EXPECT_THROW(exclusive_scan(ExecutionSpace(), a, a, ScanAlgorithm::single_pass, o),
-                 std::invalid_argument);
-  }
+  for (int ahead : {-2, 65537}) refused(&SinglePassPolicy::prefetch_tiles, ahead);
   o = {};
   for (int tile : {1000, 1, -4}) {
     o.tile.tile = tile;

@@ -572,8 +572,7 @@ struct SinglePassKernel {
       // The tile a later team will take: its loads then find the data in L2.
       const std::size_t tile_elems = std::size_t(threads) * Items;
       const std::size_t ahead = tile_first + std::size_t(prefetch_ahead) * tile_elems;
-      if (ahead < n && reinterpret_cast<std::uintptr_t>(in + ahead) % 16 == 0)
-        prefetch_l2(in + ahead, sizeof(T) * (n - ahead < tile_elems ? n - ahead : tile_elems));
+      if (ahead < n) prefetch_l2(in + ahead, sizeof(T) * (n - ahead < tile_elems ? n - ahead : tile_elems));
     }
     T thread_total;
     [[maybe_unused]] ThreadItems<T, Items> x;  // direct loads: the thread's items

@@ -2,6 +2,8 @@
 // in what kps needs. Nothing here uses an API that Kokkos 4 deprecates.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -57,11 +59,11 @@ KOKKOS_INLINE_FUNCTION void backoff(unsigned ns) {
 
 /// Asks the memory system to bring [p, p + bytes) into the GPU's L2 cache ahead of its loads,
 /// without holding registers or scratch for it; a hint, with nothing to wait for. CUDA sm_90
-/// and later: one bulk L2 prefetch (the copy engine of the SM walks the range; p and bytes
-/// multiples of 16); elsewhere it does nothing.
+/// and later: one bulk L2 prefetch of the range's whole 16-byte units (the copy engine of the SM
+/// walks it), where p is 16-byte aligned; elsewhere it does nothing.
 KOKKOS_INLINE_FUNCTION void prefetch_l2(const void* p, std::size_t bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (bytes >= 16)
+  if (bytes >= 16 && reinterpret_cast<std::uintptr_t>(p) % 16 == 0)
     asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(unsigned(bytes & ~std::size_t(15)))
                  : "memory");
 #else
