@@ -72,11 +72,18 @@ void check_policy(const ReducePolicy& policy, bool use_default = false, bool lar
       Kokkos::deep_copy(got_dot, rd);
       expect_value(got, reference_sum(hx), n);
       expect_value(got_dot, reference_sum(hx, &hy), n);
-      // A subview one element in: unaligned for vector loads, must fall back.
-      if (n > 1) {
-        auto xs = Kokkos::subview(x, std::make_pair(std::size_t(1), n));
-        const std::vector<T> tail(hx.begin() + 1, hx.end());
-        expect_value(use_default ? reduce_sum(exec, xs) : reduce_sum(exec, xs, p), reference_sum(tail), n);
+      // Subviews k elements in: heads of every length before the loop's 256-byte boundary
+      // (a View's data starts 128 bytes past one), with x and y at different offsets for the
+      // dot product (y unaligned for vector loads where x is aligned: the width must fall back).
+      for (std::size_t k : {std::size_t(1), std::size_t(2), std::size_t(5), 128 / sizeof(T) - 1, 128 / sizeof(T),
+                            128 / sizeof(T) + 1, 256 / sizeof(T) + 3}) {
+        if (k >= n) continue;
+        SCOPED_TRACE("subview from " + std::to_string(k));
+        auto xs = Kokkos::subview(x, std::make_pair(k, n));
+        auto ys = Kokkos::subview(y, std::make_pair(k - 1, n - 1));
+        const std::vector<T> tx(hx.begin() + k, hx.end()), ty(hy.begin() + (k - 1), hy.end() - 1);
+        expect_value(use_default ? reduce_sum(exec, xs) : reduce_sum(exec, xs, p), reference_sum(tx), n);
+        expect_value(use_default ? dot(exec, xs, ys) : dot(exec, xs, ys, p), reference_sum(tx, &ty), n);
       }
     }
   });
@@ -126,6 +133,19 @@ TYPED_TEST(Reduce, TableRowPolicies) {
     }
     check_policy<TypeParam>(impl::policy_from_row(row, 1000003));
   }
+}
+
+// The vector loop starts at the first 256-byte boundary: the head is the elements before it,
+// none where the data is aligned to it or not aligned to its own element size, at most n.
+TEST(ReduceIndex, HeadEndsAtTheLoopAlignment) {
+  const auto at = [](std::uintptr_t address) { return reinterpret_cast<const double*>(address); };
+  EXPECT_EQ(impl::head_elements(at(4096), 100), 0u);
+  EXPECT_EQ(impl::head_elements(at(4096 + 128), 100), 16u);  // a View's data: 128 bytes in
+  EXPECT_EQ(impl::head_elements(at(4096 + 248), 100), 1u);
+  EXPECT_EQ(impl::head_elements(at(4096 + 8), 100), 31u);
+  EXPECT_EQ(impl::head_elements(at(4096 + 128), 5), 5u);     // fewer elements than the head
+  EXPECT_EQ(impl::head_elements(at(4096 + 4), 100), 0u);     // not aligned to its element
+  EXPECT_EQ(impl::head_elements(reinterpret_cast<const std::int32_t*>(4096 + 4), 100), 63u);
 }
 
 // The loop counts in 32 bits only where every index it forms fits: the vectors (n / V) plus

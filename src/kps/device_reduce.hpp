@@ -42,20 +42,29 @@ namespace impl {
 template <class Exec>
 using ReduceTeamPolicy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<1024, 2>>;
 
-/// Loads the element(s) at a vector index: x (sum) or x*y (dot).
+/// V elements of T read by one load instruction (16 bytes where V x sizeof(T) is 16).
+template <class T, int V>
+struct alignas(V * sizeof(T)) Vec {
+  T e[V];
+  KOKKOS_INLINE_FUNCTION T sum() const {
+    T s = e[0];
+    for (int k = 1; k < V; ++k) s += e[k];
+    return s;
+  }
+};
+
+/// Loads the element(s) at an element or vector index: x (sum) or x*y (dot).
 template <class T>
 struct SumLoad {
   const T* x;
   KOKKOS_INLINE_FUNCTION T operator()(std::size_t i) const { return x[i]; }
   template <int V, class Index>
-  KOKKOS_INLINE_FUNCTION void vector(Index v, T (&acc)[V]) const {
-    struct alignas(V * sizeof(T)) Vec {
-      T e[V];
-    };
-    const Vec w = reinterpret_cast<const Vec*>(x)[v];
-    for (int k = 0; k < V; ++k) acc[k] += w.e[k];
+  KOKKOS_INLINE_FUNCTION Vec<T, V> vector(Index v) const {
+    return reinterpret_cast<const Vec<T, V>*>(x)[v];
   }
   bool aligned(std::size_t bytes) const { return reinterpret_cast<std::uintptr_t>(x) % bytes == 0; }
+  KOKKOS_INLINE_FUNCTION SumLoad advanced(std::size_t k) const { return {x + k}; }
+  const T* first() const { return x; }
 };
 
 template <class T>
@@ -64,51 +73,76 @@ struct DotLoad {
   const T* y;
   KOKKOS_INLINE_FUNCTION T operator()(std::size_t i) const { return x[i] * y[i]; }
   template <int V, class Index>
-  KOKKOS_INLINE_FUNCTION void vector(Index v, T (&acc)[V]) const {
-    struct alignas(V * sizeof(T)) Vec {
-      T e[V];
-    };
-    const Vec a = reinterpret_cast<const Vec*>(x)[v];
-    const Vec b = reinterpret_cast<const Vec*>(y)[v];
-    for (int k = 0; k < V; ++k) acc[k] += a.e[k] * b.e[k];
+  KOKKOS_INLINE_FUNCTION Vec<T, V> vector(Index v) const {
+    Vec<T, V> a = reinterpret_cast<const Vec<T, V>*>(x)[v];
+    const Vec<T, V> b = reinterpret_cast<const Vec<T, V>*>(y)[v];
+    for (int k = 0; k < V; ++k) a.e[k] *= b.e[k];
+    return a;
   }
   bool aligned(std::size_t bytes) const {
     return reinterpret_cast<std::uintptr_t>(x) % bytes == 0 && reinterpret_cast<std::uintptr_t>(y) % bytes == 0;
   }
+  KOKKOS_INLINE_FUNCTION DotLoad advanced(std::size_t k) const { return {x + k, y + k}; }
+  const T* first() const { return x; }
 };
+
+/// The alignment, in bytes, at which the vector loop starts reading: elements before it (the
+/// head) are added one by one. Kokkos places a View's data 128 bytes into its allocation
+/// (after the allocation header), so a warp's 512 contiguous bytes straddle three 256-byte
+/// blocks instead of two. The H100 streams such reads up to 3.7 % slower, CUB's included
+/// (2^30 doubles: the loop 2755 us aligned to 256 bytes, 2858 us at 128 past it; CUB 2780 and
+/// 2827; studies/reduce/README.md, session 12).
+constexpr std::size_t loop_alignment = 256;
+
+/// Elements of x before its first loop_alignment-byte boundary, at most n; 0 where x is not
+/// aligned to its own element size (no boundary is reached by whole elements).
+template <class T>
+std::size_t head_elements(const T* x, std::size_t n) {
+  const std::size_t off = reinterpret_cast<std::uintptr_t>(x) % loop_alignment;
+  if (off == 0 || off % sizeof(T) != 0) return 0;
+  return std::min(n, (loop_alignment - off) / sizeof(T));
+}
 
 /// Adds the vectors i, i + stride, ... below end to acc, four loads in flight per step, on one
 /// induction variable of type Index (the fewest registers; 32 bits where the indices fit, as
-/// CUB's offsets).
+/// CUB's offsets). One accumulator, the four vectors loaded before any of them is added: with
+/// V accumulators (session 9's loop) the 32 registers of the launch bounds did not hold four
+/// loaded vectors beside Kokkos' own state, and the compiler added the first two before it
+/// issued the last (the SASS of the double sum: two loads in flight, not four).
 template <int V, class Index, class Load, class T>
-KOKKOS_INLINE_FUNCTION void add_strided(const Load& load, Index i, Index end, Index stride, T (&acc)[V]) {
+KOKKOS_INLINE_FUNCTION void add_strided(const Load& load, Index i, Index end, Index stride, T& acc) {
   for (; i + 3 * stride < end; i += 4 * stride) {
-    load.template vector<V>(i, acc);
-    load.template vector<V>(i + stride, acc);
-    load.template vector<V>(i + 2 * stride, acc);
-    load.template vector<V>(i + 3 * stride, acc);
+    const auto a = load.template vector<V>(i);
+    const auto b = load.template vector<V>(i + stride);
+    const auto c = load.template vector<V>(i + 2 * stride);
+    const auto d = load.template vector<V>(i + 3 * stride);
+    acc += (a.sum() + b.sum()) + (c.sum() + d.sum());
   }
-  for (; i < end; i += stride) load.template vector<V>(i, acc);
+  for (; i < end; i += stride) acc += load.template vector<V>(i).sum();
 }
 
 /// Thread t of team `rank` (of `league` teams of `team_size`) adds its part of n elements to
-/// acc: vectors rank * team_size + t, then every league * team_size vectors (a grid-stride
+/// acc. The vector loop starts `head` elements in (head_elements: at a 256-byte boundary) and
+/// covers vectors rank * team_size + t, then every league * team_size vectors (a grid-stride
 /// loop: at any moment the whole league reads one narrow front of memory, each load
-/// instruction coalesced); the n % V trailing elements go to team 0, before its loop (nothing
-/// of theirs stays live through it). Shared by kps' kernel and its native CUDA twin
-/// (kps/cuda/native_reduce.cpp). The H100 measured it against an even share of contiguous
-/// tiles per team (studies/reduce/README.md, session 9): int32 at 2^28 0.979 -> 1.005 of CUB.
+/// instruction coalesced); the head and the (n - head) % V trailing elements go to team 0,
+/// before its loop (nothing of theirs stays live through it). Shared by kps' kernel and its
+/// native CUDA twin (kps/cuda/native_reduce.cpp). The H100 measured it against an even share
+/// of contiguous tiles per team (studies/reduce/README.md, session 9): int32 at 2^28 0.979 ->
+/// 1.005 of CUB.
 template <int V, class Index, class Load, class T>
-KOKKOS_INLINE_FUNCTION void add_share(const Load& load, std::size_t n, std::size_t team_size, std::size_t league,
-                                      std::size_t rank, std::size_t t, T (&acc)[V]) {
-  const std::size_t nv = n / V;  // whole vectors
-  if (rank == 0)
-    for (std::size_t e = nv * V + t; e < n; e += team_size) acc[0] += load(e);
-  add_strided<V>(load, static_cast<Index>(rank * team_size + t), static_cast<Index>(nv),
+KOKKOS_INLINE_FUNCTION void add_share(const Load& load, std::size_t n, std::size_t head, std::size_t team_size,
+                                      std::size_t league, std::size_t rank, std::size_t t, T& acc) {
+  const std::size_t nv = (n - head) / V;  // whole vectors after the head
+  if (rank == 0) {
+    for (std::size_t e = t; e < head; e += team_size) acc += load(e);
+    for (std::size_t e = head + nv * V + t; e < n; e += team_size) acc += load(e);
+  }
+  add_strided<V>(load.advanced(head), static_cast<Index>(rank * team_size + t), static_cast<Index>(nv),
                  static_cast<Index>(league * team_size), acc);
 }
 
-/// The reduction's team functor: each thread adds its share (add_share) in V accumulators;
+/// The reduction's team functor: each thread adds its share (add_share);
 /// Kokkos reduces across the team and the league. The policy's items per thread set only the
 /// league where it is not given (the seed's relation, league = N / (team x items)).
 template <class Exec, class T, int V, class Load, class Index = std::size_t>
@@ -116,13 +150,13 @@ struct ReduceKernel {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
   Load load;
   std::size_t n;
+  std::size_t head;  ///< head_elements(load.first(), n)
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, T& update) const {
-    T acc[V] = {};
-    add_share<V, Index>(load, n, team.team_size(), team.league_size(), team.league_rank(), team.team_rank(), acc);
-    T sum = acc[0];
-    for (int k = 1; k < V; ++k) sum += acc[k];
-    update += sum;
+    T acc = T(0);
+    add_share<V, Index>(load, n, head, team.team_size(), team.league_size(), team.league_rank(), team.team_rank(),
+                        acc);
+    update += acc;
   }
 };
 
@@ -133,7 +167,7 @@ int kernel_team_size_limit(const Exec& exec, int v) {
   const auto query = [&](auto width) {
     constexpr int V = decltype(width)::value;
     return ReduceTeamPolicy<Exec>(exec, 1, 1).team_size_max(
-        ReduceKernel<Exec, T, V, Load, std::uint32_t>{Load{}, 0}, Kokkos::ParallelReduceTag());
+        ReduceKernel<Exec, T, V, Load, std::uint32_t>{Load{}, 0, 0}, Kokkos::ParallelReduceTag());
   };
   switch (v) {
     case 4: return query(std::integral_constant<int, 4>{});
@@ -174,7 +208,8 @@ ReducePolicy validate(const Exec& exec, ReducePolicy p, std::size_t n, const Loa
     throw std::invalid_argument("kps reduce: vector width must be 0 (automatic), 1, 2 or 4");
   int v = p.vector_width ? p.vector_width : static_cast<int>(16 / sizeof(T));
   if (v > 4) v = 4;
-  while (v > 1 && (p.items_per_thread % v != 0 || !load.aligned(v * sizeof(T)))) v /= 2;
+  const Load loop_load = load.advanced(head_elements(load.first(), n));  // where the vector loop starts
+  while (v > 1 && (p.items_per_thread % v != 0 || !loop_load.aligned(v * sizeof(T)))) v /= 2;
   p.vector_width = v;
   const int limit = kernel_team_size_limit<Exec, T, Load>(exec, v);
   if (p.team_size > limit)
@@ -224,7 +259,7 @@ void reduce_into(const Exec& exec, std::size_t n, const Load& load, ReducePolicy
   ReduceTeamPolicy<Exec> policy(exec, n == 0 ? 0 : p.league_size, p.team_size);
   dispatch_width(p.vector_width, narrow_index(n, p), [&](auto width, auto index) {
     constexpr int V = decltype(width)::value;
-    ReduceKernel<Exec, T, V, Load, decltype(index)> k{load, n};
+    ReduceKernel<Exec, T, V, Load, decltype(index)> k{load, n, head_elements(load.first(), n)};
     Kokkos::parallel_reduce(label, policy, k, result);
   });
 }

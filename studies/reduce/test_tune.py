@@ -171,6 +171,26 @@ class Tune(unittest.TestCase):
         self.assertEqual(failed, 1)
         self.assertRegex(md, r"\| int32 \| 4000000 \|[^\n]*\| 1.02 \| 0.955 \|[^\n]*slower than Kokkos \|")
 
+    def test_verification_compares_round_wall_times(self):
+        # A loop median thrown off by the host (tuned 40 us against Kokkos' 30) is not what the
+        # check reads where every record has its rounds' wall time (tuned 20 us, Kokkos 30).
+        doc = sweep_doc(canned())
+        verify = {"context": dict(CTX), "benchmarks":
+                  bench("reduce/tuned/int32/1000", 40.0, wall_us=20.0, **{"GB/s": 1.0})
+                  + bench("reduce/kokkos/int32/1000", 30.0, wall_us=30.0)
+                  + bench("reduce_sweep/seed/int32/1000/team:64/items:2", 19.0, wall_us=19.5)}
+        with tempfile.TemporaryDirectory() as d:
+            md, _, failed = tune.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
+        self.assertEqual(failed, 0)
+        self.assertRegex(md, r"\| int32 \| 1000 \|[^\n]*\| 1.03 \| 1.5 \|[^\n]*\| ok \|")
+        # One record without it: Google Benchmark's times for that comparison (40 / 19: over 1.05).
+        verify["benchmarks"] = [b for b in verify["benchmarks"] if "reduce_sweep" not in b["name"]]
+        verify["benchmarks"] += bench("reduce_sweep/seed/int32/1000/team:64/items:2", 19.0)
+        with tempfile.TemporaryDirectory() as d:
+            md, _, failed = tune.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
+        self.assertEqual(failed, 1)
+        self.assertRegex(md, r"\| int32 \| 1000 \|[^\n]*\| 2.11 \| 1.5 \|[^\n]*> 1.05 x sweep best \|")
+
     def test_verify_filter(self):
         f = tune.verify_filter(records(sweep_doc(canned())), "^reduce/(tuned|kokkos)/")
         self.assertTrue(re.search(f, "reduce_sweep/seed/int32/1000/team:64/items:2/manual_time"))

@@ -34,14 +34,12 @@ __device__ T block_sum(T v) {
 
 template <class T, int V, class Index>
 __global__ void __launch_bounds__(1024, 2)
-    reduce_kernel(const T* x, unsigned long long n, T* partials, unsigned int* counter, T* out) {
+    reduce_kernel(const T* x, unsigned long long n, unsigned long long head, T* partials, unsigned int* counter,
+                  T* out) {
   // The share, tail and loop of kps::impl::ReduceKernel (the same function): only the launch
   // and the adding of the blocks' sums differ.
-  T acc[V] = {};
-  impl::add_share<V, Index>(impl::SumLoad<T>{x}, n, blockDim.x, gridDim.x, blockIdx.x, threadIdx.x, acc);
-  T sum = acc[0];
-  for (int e = 1; e < V; ++e) sum += acc[e];
-
+  T sum = T(0);
+  impl::add_share<V, Index>(impl::SumLoad<T>{x}, n, head, blockDim.x, gridDim.x, blockIdx.x, threadIdx.x, sum);
   sum = block_sum(sum);
   __shared__ bool is_last;
   if (threadIdx.x == 0) {
@@ -62,7 +60,7 @@ __global__ void __launch_bounds__(1024, 2)
 }
 
 template <class T>
-using Kernel = void (*)(const T*, unsigned long long, T*, unsigned int*, T*);
+using Kernel = void (*)(const T*, unsigned long long, unsigned long long, T*, unsigned int*, T*);
 
 template <class T, class Index>
 Kernel<T> kernel_for(int v) {
@@ -112,12 +110,13 @@ void reduce_native(const Kokkos::Cuda& exec, const T* x, std::size_t n, const Re
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::native_reduce::partials"), bytes);
   }
   T* partials = reinterpret_cast<T*>(s.partials.data());
+  const std::size_t head = impl::head_elements(x, n);
   if (impl::narrow_index(n, p))
     kernel_for<T, std::uint32_t>(p.vector_width)<<<p.league_size, p.team_size, 0, exec.cuda_stream()>>>(
-        x, n, partials, s.counter.data(), out);
+        x, n, head, partials, s.counter.data(), out);
   else
     kernel_for<T, std::uint64_t>(p.vector_width)<<<p.league_size, p.team_size, 0, exec.cuda_stream()>>>(
-        x, n, partials, s.counter.data(), out);
+        x, n, head, partials, s.counter.data(), out);
   check(cudaGetLastError(), "launch");
 }
 
