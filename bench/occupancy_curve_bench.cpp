@@ -109,7 +109,7 @@ std::int32_t launch_reduce(const Policy& p, const Data& x, int v) {
   auto run = [&](auto width) {
     constexpr int V = decltype(width)::value;
     Kokkos::parallel_reduce("kps::bench::occupancy_curve::reduce", p,
-                            Reduce<V>{Load{x.data()}, x.extent(0), impl::head_elements(x.data(), x.extent(0))}, sum);
+                            Reduce<V>{Load{x.data()}, x.extent(0)}, sum);
   };
   switch (v) {
     case 4: run(std::integral_constant<int, 4>{}); break;
@@ -239,7 +239,7 @@ std::size_t accepted_scratch(const Point& p, std::size_t wanted) {
   const auto admits = [&](std::size_t bytes) {
     const Policy pol = policy(1, p.team_size, bytes);
     const int most = p.kernel == Kernel::reduce
-                         ? pol.team_size_max(Reduce<1>{Load{nullptr}, 0, 0}, Kokkos::ParallelReduceTag())
+                         ? pol.team_size_max(Reduce<1>{Load{nullptr}, 0}, Kokkos::ParallelReduceTag())
                          : pol.team_size_max(Cos<CosMath::accurate>{Sums(), 0}, Kokkos::ParallelForTag());
     return most >= p.team_size;
   };

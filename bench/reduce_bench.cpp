@@ -30,9 +30,9 @@
 // this variant and its peers one after the other (common.hpp; 5 rounds for reduce_sweep
 // points), whose median wall times are counters too (wall_us, copy_wall_us, cub_wall_us); on
 // CUDA also each call's GPU time from events (gpu_us, copy_gpu_us, cub_gpu_us; not for
-// reduce_sweep points): the difference is the host's share (launch, waking up after the fence). Every result is
-// checked after the timed loop against a host reference (exact for integers, compensated
-// long double otherwise), computed once per (type, N).
+// reduce_sweep points): the difference is the host's share (launch, waking up after the
+// fence). Every result is checked after the timed loop against a host reference (exact for
+// integers, compensated long double otherwise), computed once per (type, N).
 #include <algorithm>
 #include <map>
 #include <thread>

@@ -152,6 +152,8 @@ struct ReduceKernel {
   std::size_t n;
   std::size_t head;  ///< head_elements(load.first(), n)
 
+  ReduceKernel(const Load& l, std::size_t count) : load(l), n(count), head(head_elements(l.first(), count)) {}
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, T& update) const {
     T acc = T(0);
     add_share<V, Index>(load, n, head, team.team_size(), team.league_size(), team.league_rank(), team.team_rank(),
@@ -167,7 +169,7 @@ int kernel_team_size_limit(const Exec& exec, int v) {
   const auto query = [&](auto width) {
     constexpr int V = decltype(width)::value;
     return ReduceTeamPolicy<Exec>(exec, 1, 1).team_size_max(
-        ReduceKernel<Exec, T, V, Load, std::uint32_t>{Load{}, 0, 0}, Kokkos::ParallelReduceTag());
+        ReduceKernel<Exec, T, V, Load, std::uint32_t>{Load{}, 0}, Kokkos::ParallelReduceTag());
   };
   switch (v) {
     case 4: return query(std::integral_constant<int, 4>{});
@@ -259,7 +261,7 @@ void reduce_into(const Exec& exec, std::size_t n, const Load& load, ReducePolicy
   ReduceTeamPolicy<Exec> policy(exec, n == 0 ? 0 : p.league_size, p.team_size);
   dispatch_width(p.vector_width, narrow_index(n, p), [&](auto width, auto index) {
     constexpr int V = decltype(width)::value;
-    ReduceKernel<Exec, T, V, Load, decltype(index)> k{load, n, head_elements(load.first(), n)};
+    ReduceKernel<Exec, T, V, Load, decltype(index)> k{load, n};
     Kokkos::parallel_reduce(label, policy, k, result);
   });
 }

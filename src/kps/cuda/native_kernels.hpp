@@ -58,10 +58,10 @@ BlockPlacement block_placement(const Kokkos::Cuda& exec, int blocks, int threads
 
 /// kps::reduce_sum's kernel written natively, to measure what Kokkos' TeamPolicy costs it:
 /// the same grid-stride share over `policy.league_size` blocks of `policy.team_size`
-/// threads (impl::add_share, from x's first 256-byte boundary on), the same loop (four loads of policy.vector_width elements in flight,
-/// 32-bit indices where they fit), the same 32 registers (__launch_bounds__(1024, 2)); then
-/// the blocks' sums as a single-pass CUB-style kernel adds them: warp shuffles within a block,
-/// one partial per block, and the last block to finish (a counter after __threadfence) adds
+/// threads (impl::add_share, from x's first 256-byte boundary on), the same loop (four loads
+/// of policy.vector_width elements in flight, 32-bit indices where they fit), the same 32
+/// registers (__launch_bounds__(1024, 2)); then the blocks' sums as a single-pass CUB-style
+/// kernel adds them: warp shuffles within a block, one partial per block, and the last block to finish (a counter after __threadfence) adds
 /// the partials in block order, so the result does not depend on timing. `policy` must be
 /// resolved (kps::impl::validate: league and vector width filled in, x past its head aligned
 /// for its vectors) and its teams whole warps. Writes the sum to *out (device memory) on exec's
