@@ -107,7 +107,7 @@ double median_seconds(const Exec& exec, const std::function<void()>& f, int reps
 
 std::vector<double> interleaved_median_seconds(const Exec& exec, const std::vector<std::function<void()>>& fs,
                                                int reps) {
-  return interleaved_medians(exec, fs, reps).wall;
+  return interleaved_medians(exec, fs, Rounds{reps, reps, 0, false}).wall;
 }
 
 namespace {
@@ -160,12 +160,13 @@ const CacheFlush& cache_flush() {
 }
 }  // namespace
 
-Medians interleaved_medians(const Exec& exec, const std::vector<std::function<void()>>& fs, int reps,
-                            [[maybe_unused]] bool device_rounds) {
+Medians interleaved_medians(const Exec& exec, const std::vector<std::function<void()>>& fs, const Rounds& rounds) {
   std::vector<std::vector<double>> wall(fs.size()), gpu(fs.size());
   const CacheFlush& flush = cache_flush();
   for (const auto& f : fs) f();  // warm-up
-  for (int i = 0; i < reps; ++i)
+  double timed = 0;
+  int reps = 0;
+  for (; reps < rounds.reps || (reps < rounds.max_reps && timed < rounds.seconds); ++reps)
     for (std::size_t k = 0; k < fs.size(); ++k) {
       exec.fence();
       flush(exec);
@@ -173,15 +174,17 @@ Medians interleaved_medians(const Exec& exec, const std::vector<std::function<vo
       fs[k]();
       exec.fence();
       wall[k].push_back(timer.seconds());
+      timed += wall[k].back();
     }
   Medians m;
+  m.rounds = reps;
   for (std::size_t k = 0; k < fs.size(); ++k) m.wall.push_back(median(wall[k]));
 #if defined(KOKKOS_ENABLE_CUDA)
   // Device times in rounds of their own: recording events costs the host time, and after a
   // call that waits for its result the stop event takes one more round trip, which the wall
   // times above must not include.
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    if (!device_rounds) return m;
+    if (!rounds.device) return m;
     kps::cuda::EventTimer events;
     for (int i = 0; i < reps; ++i)
       for (std::size_t k = 0; k < fs.size(); ++k) {

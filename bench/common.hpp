@@ -100,10 +100,19 @@ std::vector<double> interleaved_median_seconds(const Exec& exec, const std::vect
 struct Medians {
   std::vector<double> wall;
   std::vector<double> gpu;
+  int rounds = 0;  ///< wall-timed rounds (and as many event-timed ones where `gpu` is set)
 };
-/// `device_rounds` false skips the event-timed rounds (`gpu` stays empty).
-Medians interleaved_medians(const Exec& exec, const std::vector<std::function<void()>>& fs, int reps = 15,
-                            bool device_rounds = true);
+/// How many rounds: at least `reps`; more, up to `max_reps`, while the timed calls of the
+/// rounds so far add up to less than `seconds` (short calls get more rounds: the median of 15
+/// calls of 20 us moves with one slow wake-up of the host). `device` false skips the
+/// event-timed rounds (`gpu` stays empty); where they run, they run as many rounds.
+struct Rounds {
+  int reps = 15;
+  int max_reps = 15;
+  double seconds = 0;
+  bool device = true;
+};
+Medians interleaved_medians(const Exec& exec, const std::vector<std::function<void()>>& fs, const Rounds& rounds);
 
 /// Sets GB/s (bytes per call / time) and elements/s.
 void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call);

@@ -24,14 +24,18 @@
 //                                 sets the vector width: capped points of I >= 16 / sizeof
 //                                 launch the same kernel, a repeat measurement)
 //
-// GB/s counts the bytes read once (N x sizeof(T), twice that for dot). ratio_to_copy: the
-// read bandwidth over the read bandwidth implied by a device copy of the same bytes; on CUDA
-// ratio_to_cub (sums): CUB's time over this one's; each from medians of 15 rounds that time
-// this variant and its peers one after the other (common.hpp; 5 rounds for reduce_sweep
-// points), whose median wall times are counters too (wall_us, copy_wall_us, cub_wall_us); on
-// CUDA also each call's GPU time from events (gpu_us, copy_gpu_us, cub_gpu_us; not for
-// reduce_sweep points): the difference is the host's share (launch, waking up after the
-// fence). Every result is checked after the timed loop against a host reference (exact for
+// GB/s counts the bytes read once (N x sizeof(T), twice that for dot). The ratios come from
+// medians of interleaved rounds that time the variant and its peers one after the other
+// (common.hpp: 15 to 101 rounds, more for short calls; 5 to 31 for reduce_sweep points;
+// counter `rounds`): ratio_to_copy, the read bandwidth over the read bandwidth implied by a
+// device copy of the same bytes; on CUDA ratio_to_cub (sums), CUB's time over this one's; and
+// the targets' peers, each its time over this one's: ratio_to_kokkos (reduce/tuned,
+// reduce_async/tuned: Kokkos' parallel_reduce), ratio_to_kokkos_kernels (dot/kps:
+// KokkosBlas::dot), ratio_to_tuned (reduce_sweep points: kps::reduce_sum with the table of
+// the run; reduce_async/native). The median wall times are counters too (wall_us,
+// <peer>_wall_us); on CUDA also each call's GPU time from events (gpu_us, <peer>_gpu_us; not
+// for reduce_sweep points): the difference is the host's share (launch, waking up after the
+// fence). Every result, the peers' included, is checked against a host reference (exact for
 // integers, compensated long double otherwise), computed once per (type, N).
 #include <algorithm>
 #include <map>
@@ -106,35 +110,65 @@ long double reference(const DeviceView<T>& x, const DeviceView<T>& y) {
   return cache.emplace(key, s).first->second;
 }
 
-/// How many interleaved rounds give the ratios: 15, plus as many event-timed rounds, for the
-/// variants the study compares; 5 wall-timed rounds for the points of the tuning sweep, whose
-/// table reads only each point's own time (the sweep has ~1000 points on a GPU: with the full
-/// rounds its 2^24..2^30 double part alone ran past a 10-minute batch slot).
-struct Rounds {
-  int reps = 15;
-  bool device = true;
-};
-constexpr Rounds sweep_rounds{5, false};
+/// How many interleaved rounds give the ratios: for the variants the study compares, 15 to 101
+/// (short calls get more: at 20 us a call, 15 rounds' median moves with one slow wake-up of
+/// the host), plus as many event-timed rounds; 5 to 31 wall-timed rounds for the points of the
+/// tuning sweep, whose table reads only each point's own time (the sweep has ~1000 points on a
+/// GPU: with the full rounds its 2^24..2^30 double part alone ran past a 10-minute batch slot).
+constexpr Rounds study_rounds{15, 101, 0.01, true};
+constexpr Rounds sweep_rounds{5, 31, 0.002, false};
 
-/// Times `f` in the benchmark loop, checks the value, and sets GB/s and the ratios to the copy
-/// and (sums on CUDA) CUB. A synchronous variant's `f(x, y)` returns the reduced value; an
-/// asynchronous one (Async) writes it to a rank-0 device View `r` (`f(x, y, r)`), which is read
-/// back only after the timed calls, and its CUB peer is CUB's own asynchronous form (result in
-/// device memory) in place of CUB plus a copy to the host.
+/// A call of a variant: returns the value (Async false) or writes it to the rank-0 View r.
+template <class T, bool Async>
+using ReductionCall =
+    std::conditional_t<Async, std::function<void(const DeviceView<T>&, const DeviceView<T>&, const Kokkos::View<T, Device>&)>,
+                       std::function<T(const DeviceView<T>&, const DeviceView<T>&)>>;
+
+/// A peer timed in the same rounds as the variant (a target's comparison measured side by
+/// side): counters <name>_wall_us, <name>_gpu_us and ratio_to_<name> (its time over the
+/// variant's: > 1 where the variant is faster). Its value is checked too.
+template <class T, bool Async>
+struct Peer {
+  std::string name;
+  ReductionCall<T, Async> call;
+};
+
+/// Kokkos' own reduction of x: parallel_reduce over a RangePolicy, the value returned (Kokkos
+/// waits for it) or left in the rank-0 View r.
+template <class T>
+T kokkos_sum(const DeviceView<T>& x) {
+  T r = T(0);
+  Kokkos::parallel_reduce(
+      "kps::bench::kokkos_reduce", Kokkos::RangePolicy<Exec>(Exec(), 0, x.extent(0)),
+      KOKKOS_LAMBDA(std::size_t i, T & u) { u += x(i); }, r);
+  return r;
+}
+template <class T>
+void kokkos_sum_into(const DeviceView<T>& x, const Kokkos::View<T, Device>& r) {
+  Kokkos::parallel_reduce(
+      "kps::bench::kokkos_reduce", Kokkos::RangePolicy<Exec>(Exec(), 0, x.extent(0)),
+      KOKKOS_LAMBDA(std::size_t i, T & u) { u += x(i); }, r);
+}
+
+/// Times `f` in the benchmark loop, checks the value, and sets GB/s and the ratios to the copy,
+/// (sums on CUDA) CUB and each of `peers`. A synchronous variant's `f(x, y)` returns the
+/// reduced value; an asynchronous one (Async) writes it to a rank-0 device View `r`
+/// (`f(x, y, r)`), which is read back only after the timed calls, and its CUB peer is CUB's
+/// own asynchronous form (result in device memory) in place of CUB plus a copy to the host.
 template <class T, bool Async = false, class F>
 void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std::string& variant, F&& f,
-                   const Rounds& rounds = {}) {
+                   const std::vector<Peer<T, Async>>& peers = {}, const Rounds& rounds = study_rounds) {
   const Exec exec;
   try {
     const auto x = random_view<T>("kps::bench::x", n, 777 + n);
     const auto y = inputs == 2 ? random_view<T>("kps::bench::y", n, 778 + n) : DeviceView<T>();
     Kokkos::View<T, Device> r("kps::bench::result");
     T result = T(0);
-    const auto call = [&] {
+    const auto run = [&](const auto& g) {
       if constexpr (Async)
-        f(x, y, r);
+        g(x, y, r);
       else
-        result = f(x, y);
+        result = g(x, y);
     };
     const auto value = [&] {
       if constexpr (Async) {
@@ -145,15 +179,18 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
         return result;
       }
     };
+    const long double want = reference(x, y);
+    const auto call = [&] { run(f); };
     timed_loop(state, exec, call);
     benchmark::DoNotOptimize(result);
-    const std::string error = compare_scalar(value(), reference(x, y), n);
+    std::string error = compare_scalar(value(), want, n);
     if (!error.empty()) return fail(state, variant + ": " + error);
     set_rates(state, n, double(inputs) * n * sizeof(T));
     // Ratios from medians of interleaved rounds of this variant, a device copy of the same
-    // bytes and (sums on CUDA) CUB.
+    // bytes, (sums on CUDA) CUB and the peers.
     DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
     std::vector<std::function<void()>> calls{call, [&] { Kokkos::deep_copy(exec, copy, x); }};
+    std::vector<std::string> names{variant, "copy"};
 #if defined(KOKKOS_ENABLE_CUDA)
     if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
       if (inputs == 1) {
@@ -161,27 +198,43 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
           calls.push_back([&] { kps::cuda::cub_sum(exec, x.data(), r.data(), n); });
         else
           calls.push_back([&] { result = kps::cuda::cub_sum(exec, x.data(), n); });
+        names.push_back("cub");
       }
 #endif
-    const Medians t = interleaved_medians(exec, calls, rounds.reps, rounds.device);
+    for (const auto& p : peers) {
+      calls.push_back([&] { run(p.call); });
+      names.push_back(p.name);
+    }
+    const Medians t = interleaved_medians(exec, calls, rounds);
+    // Each peer's value, from one more call of its own.
+    for (const auto& p : peers) {
+      run(p.call);
+      error = compare_scalar(value(), want, n);
+      if (!error.empty()) return fail(state, variant + ": its peer " + p.name + ": " + error);
+    }
     // read bandwidth of this variant over the read bandwidth implied by the copy (it reads and writes)
     state.counters["ratio_to_copy"] = (inputs * t.wall[1]) / (2.0 * t.wall[0]);
-    if (t.wall.size() > 2) state.counters["ratio_to_cub"] = t.wall[2] / t.wall[0];
     // Each call's wall time in the rounds (every call after a cache flush: less noisy than
     // the benchmark loop's back-to-back calls, where one slow wake-up of the host moves a
     // 20 us point; the tuning's verification compares these), and where the device times
     // its work (CUDA events): the GPU's share of each call, in us.
     state.counters["wall_us"] = 1e6 * t.wall[0];
-    state.counters["copy_wall_us"] = 1e6 * t.wall[1];
-    if (t.wall.size() > 2) state.counters["cub_wall_us"] = 1e6 * t.wall[2];
-    if (!t.gpu.empty()) {
-      state.counters["gpu_us"] = 1e6 * t.gpu[0];
-      state.counters["copy_gpu_us"] = 1e6 * t.gpu[1];
-      if (t.gpu.size() > 2) state.counters["cub_gpu_us"] = 1e6 * t.gpu[2];
+    if (!t.gpu.empty()) state.counters["gpu_us"] = 1e6 * t.gpu[0];
+    state.counters["rounds"] = static_cast<double>(t.rounds);
+    for (std::size_t k = 1; k < names.size(); ++k) {
+      if (k > 1) state.counters["ratio_to_" + names[k]] = t.wall[k] / t.wall[0];
+      state.counters[names[k] + "_wall_us"] = 1e6 * t.wall[k];
+      if (!t.gpu.empty()) state.counters[names[k] + "_gpu_us"] = 1e6 * t.gpu[k];
     }
   } catch (const std::exception& e) {
     fail(state, variant + ": " + e.what());
   }
+}
+
+/// kps::reduce_sum with the tuned policy, as a peer.
+template <class T>
+Peer<T, false> tuned_peer() {
+  return {"tuned", [](const DeviceView<T>& x, const DeviceView<T>&) { return reduce_sum(Exec(), x); }};
 }
 
 /// One point of the seed's sweep: kps::reduce_sum with an explicit policy; the counters say
@@ -198,9 +251,12 @@ void run_sweep_point(benchmark::State& state, std::size_t n, const ReducePolicy&
   } catch (const std::exception& e) {
     return fail(state, variant + ": " + e.what());
   }
+  // The tuned call (the lookup table active in this run) in the same rounds: whether the
+  // table's choice is within the target of each configuration, measured side by side.
   run_reduction<T>(
       state, n, 1, variant,
-      [policy](const DeviceView<T>& x, const DeviceView<T>&) { return reduce_sum(Exec(), x, policy); }, sweep_rounds);
+      [policy](const DeviceView<T>& x, const DeviceView<T>&) { return reduce_sum(Exec(), x, policy); },
+      {tuned_peer<T>()}, sweep_rounds);
 }
 
 template <class T>
@@ -231,18 +287,18 @@ template <class T>
 void register_type(const Options& o, std::size_t n) {
   const std::string suffix = std::string("/") + type_name<T>() + "/" + std::to_string(n);
   require_memory(o, "reduce" + suffix, n, 3 * n * sizeof(T));
+  // The targets' peers (Kokkos' parallel_reduce for the sums, KokkosBlas::dot for kps::dot)
+  // are also timed in the rounds of the kps variant: ratio_to_kokkos, ratio_to_kokkos_kernels.
+  using R = Kokkos::View<T, Device>;
+  const Peer<T, false> kokkos{"kokkos", [](const DeviceView<T>& x, const DeviceView<T>&) { return kokkos_sum(x); }};
+  const Peer<T, true> kokkos_async{
+      "kokkos", [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) { kokkos_sum_into(x, r); }};
   add("reduce/tuned" + suffix, [=](benchmark::State& s) {
-    run_reduction<T>(s, n, 1, "tuned", [](const DeviceView<T>& x, const DeviceView<T>&) { return reduce_sum(Exec(), x); });
+    run_reduction<T>(
+        s, n, 1, "tuned", [](const DeviceView<T>& x, const DeviceView<T>&) { return reduce_sum(Exec(), x); },
+        {kokkos});
   });
-  add("reduce/kokkos" + suffix, [=](benchmark::State& s) {
-    run_reduction<T>(s, n, 1, "kokkos", [](const DeviceView<T>& x, const DeviceView<T>&) {
-      T r = T(0);
-      Kokkos::parallel_reduce(
-          "kps::bench::kokkos_reduce", Kokkos::RangePolicy<Exec>(Exec(), 0, x.extent(0)),
-          KOKKOS_LAMBDA(std::size_t i, T & u) { u += x(i); }, r);
-      return r;
-    });
-  });
+  add("reduce/kokkos" + suffix, [=](benchmark::State& s) { run_reduction<T>(s, n, 1, "kokkos", kokkos.call); });
   add("reduce/kokkos_kernels" + suffix, [=](benchmark::State& s) {
     run_reduction<T>(s, n, 1, "kokkos_kernels", [](const DeviceView<T>& x, const DeviceView<T>&) {
       Kokkos::View<T, Kokkos::HostSpace> r("kps::bench::kk_sum");
@@ -260,18 +316,12 @@ void register_type(const Options& o, std::size_t n) {
 #endif
   // The same sums with the result left in device memory (no wait, no copy to the host):
   // kps::reduce_sum into a rank-0 View, Kokkos' parallel_reduce into one, CUB's own form.
-  using R = Kokkos::View<T, Device>;
-  add("reduce_async/tuned" + suffix, [=](benchmark::State& s) {
-    run_reduction<T, true>(s, n, 1, "tuned",
-                           [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) { reduce_sum(Exec(), x, r); });
-  });
-  add("reduce_async/kokkos" + suffix, [=](benchmark::State& s) {
-    run_reduction<T, true>(s, n, 1, "kokkos", [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) {
-      Kokkos::parallel_reduce(
-          "kps::bench::kokkos_reduce", Kokkos::RangePolicy<Exec>(Exec(), 0, x.extent(0)),
-          KOKKOS_LAMBDA(std::size_t i, T & u) { u += x(i); }, r);
-    });
-  });
+  const Peer<T, true> tuned_async{
+      "tuned", [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) { reduce_sum(Exec(), x, r); }};
+  add("reduce_async/tuned" + suffix,
+      [=](benchmark::State& s) { run_reduction<T, true>(s, n, 1, "tuned", tuned_async.call, {kokkos_async}); });
+  add("reduce_async/kokkos" + suffix,
+      [=](benchmark::State& s) { run_reduction<T, true>(s, n, 1, "kokkos", kokkos_async.call); });
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
     add("reduce_async/cub" + suffix, [=](benchmark::State& s) {
@@ -286,16 +336,16 @@ void register_type(const Options& o, std::size_t n) {
         const ReducePolicy p = impl::validate<Exec, T>(Exec(), tuned_reduce_policy<T>(Exec(), len), len,
                                                        impl::SumLoad<T>{x.data()});
         kps::cuda::reduce_native(Exec(), x.data(), len, p, r.data());
-      });
+      }, {tuned_async});
     });
 #endif
+  const Peer<T, false> blas_dot{"kokkos_kernels",
+                                [](const DeviceView<T>& x, const DeviceView<T>& y) { return KokkosBlas::dot(x, y); }};
   add("dot/kps" + suffix, [=](benchmark::State& s) {
-    run_reduction<T>(s, n, 2, "kps", [](const DeviceView<T>& x, const DeviceView<T>& y) { return dot(Exec(), x, y); });
+    run_reduction<T>(
+        s, n, 2, "kps", [](const DeviceView<T>& x, const DeviceView<T>& y) { return dot(Exec(), x, y); }, {blas_dot});
   });
-  add("dot/kokkos_kernels" + suffix, [=](benchmark::State& s) {
-    run_reduction<T>(s, n, 2, "kokkos_kernels",
-                     [](const DeviceView<T>& x, const DeviceView<T>& y) { return KokkosBlas::dot(x, y); });
-  });
+  add("dot/kokkos_kernels" + suffix, [=](benchmark::State& s) { run_reduction<T>(s, n, 2, "kokkos_kernels", blas_dot.call); });
   register_sweep<T>(o, n, suffix);
 }
 

@@ -148,6 +148,56 @@ TEST(ReduceIndex, HeadEndsAtTheLoopAlignment) {
   EXPECT_EQ(impl::head_elements(reinterpret_cast<const std::int32_t*>(4096 + 4), 100), 63u);
 }
 
+// Both shares of the data (the GPUs' grid-stride add_share, the host backends' contiguous
+// add_share_contiguous) give every element to exactly one thread of the league, whatever the
+// head, the vector width, the team, the league (more threads than vectors included) and n.
+struct CountingLoad {
+  std::vector<int>* visits;
+  std::size_t offset = 0;
+  int operator()(std::size_t i) const { return ++(*visits)[offset + i], 1; }
+  template <int V, class Index>
+  impl::Vec<int, V> vector(Index v) const {
+    impl::Vec<int, V> one{};
+    for (int k = 0; k < V; ++k) ++(*visits)[offset + std::size_t(v) * V + k], one.e[k] = 1;
+    return one;
+  }
+  CountingLoad advanced(std::size_t k) const { return {visits, offset + k}; }
+};
+
+template <int V>
+void expect_each_element_once(bool contiguous) {
+  for (std::size_t n : {0, 1, 3, 17, 64, 1000, 4099})
+    for (std::size_t head : {0, 1, 15})
+      for (std::size_t team : {1, 3, 32})
+        for (std::size_t league : {1, 2, 7, 300}) {
+          if (head > n) continue;
+          SCOPED_TRACE("V=" + std::to_string(V) + " n=" + std::to_string(n) + " head=" + std::to_string(head) +
+                       " team=" + std::to_string(team) + " league=" + std::to_string(league) +
+                       (contiguous ? " contiguous" : " grid-stride"));
+          std::vector<int> visits(n, 0);
+          int total = 0;
+          for (std::size_t rank = 0; rank < league; ++rank)
+            for (std::size_t t = 0; t < team; ++t) {
+              int acc = 0;
+              if (contiguous)
+                impl::add_share_contiguous<V, std::uint32_t>(CountingLoad{&visits}, n, head, team, league, rank, t, acc);
+              else
+                impl::add_share<V, std::uint32_t>(CountingLoad{&visits}, n, head, team, league, rank, t, acc);
+              total += acc;
+            }
+          EXPECT_EQ(total, int(n));
+          for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(visits[i], 1) << "element " << i;
+        }
+}
+
+TEST(ReduceIndex, EachElementOnceInEitherShare) {
+  for (bool contiguous : {false, true}) {
+    expect_each_element_once<1>(contiguous);
+    expect_each_element_once<2>(contiguous);
+    expect_each_element_once<4>(contiguous);
+  }
+}
+
 // The loop counts in 32 bits only where every index it forms fits: the vectors (n / V) plus
 // its look-ahead of four grid strides (league x team).
 TEST(ReduceIndex, NarrowOnlyWhereEveryIndexFits) {

@@ -10,6 +10,9 @@ import kpsjson  # noqa: E402
 ORDER = {"reduce": ["tuned", "cub", "kokkos", "kokkos_kernels"],
          "reduce_async": ["tuned", "cub", "kokkos", "native"],
          "dot": ["kps", "kokkos_kernels"]}
+# The target's peer of each family's kps variant, timed in that variant's own rounds
+# (bench/reduce_bench.cpp: ratio_to_<peer>, the peer's time over kps').
+PEER = {"reduce": "kokkos", "reduce_async": "kokkos", "dot": "kokkos_kernels"}
 
 
 def analyze(records, ctx, outdir):
@@ -18,7 +21,8 @@ def analyze(records, ctx, outdir):
           "`vs copy` is the tuned reduction's read bandwidth over the read bandwidth implied by a "
           "device-to-device copy measured in the same run. `reduce` returns the sum to the host (the "
           "call waits for it); `reduce_async` leaves it in device memory (nothing waits), against "
-          "CUB's own asynchronous form.\n"]
+          "CUB's own asynchronous form. `/ cub` and `/ kokkos` (`/ kokkos_kernels` for dot) are the peer's time "
+          "over the kps variant's, both timed in the same interleaved rounds (> 1: kps is faster).\n"]
     failures, ok = kpsjson.split_failures(records)
     if failures:
         md.append(failures)
@@ -29,6 +33,8 @@ def analyze(records, ctx, outdir):
                 continue
             variants = [v for v in variants_all if any(r["variant"] == v for r in rs)]
             get = {(r["variant"], r["n"]): r for r in rs}
+            peer = f"ratio_to_{PEER[family]}"
+            same_rounds = any(r["variant"] == variants[0] and peer in r for r in rs)
             rows = []
             for n in sorted({r["n"] for r in rs}):
                 row = [kpsjson.pow2(n)] + [kpsjson.fmt(get.get((v, n), {}).get("GB/s")) for v in variants]
@@ -36,8 +42,11 @@ def analyze(records, ctx, outdir):
                 row.append(kpsjson.fmt(first.get("ratio_to_copy")))
                 if family != "dot":
                     row.append(kpsjson.fmt(first.get("ratio_to_cub")))
+                if same_rounds:
+                    row.append(kpsjson.fmt(first.get(peer)))
                 rows.append(row)
             head = ["N"] + variants + [f"{variants[0]} vs copy"] + ([f"{variants[0]} / cub"] if family != "dot" else [])
+            head += [f"{variants[0]} / {PEER[family]}, same rounds"] if same_rounds else []
             md.append(f"### {family}, {t}: GB/s\n")
             md.append(kpsjson.markdown_table(head, rows))
             series = {v: [(r["n"], r.get("GB/s")) for r in rs if r["variant"] == v] for v in variants}

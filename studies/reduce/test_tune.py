@@ -191,6 +191,30 @@ class Tune(unittest.TestCase):
         self.assertEqual(failed, 1)
         self.assertRegex(md, r"\| int32 \| 1000 \|[^\n]*\| 2.11 \| 1.5 \|[^\n]*> 1.05 x sweep best \|")
 
+    def test_verification_prefers_ratios_from_the_same_rounds(self):
+        # Across benchmarks, tuned (22 us) looks slower than Kokkos (20 us) and the optimum
+        # (19 us): each benchmark ran in its own rounds, under its own state of the machine. The
+        # ratios timed in the same rounds say otherwise and are the ones read.
+        doc = sweep_doc(canned())
+        verify = {"context": dict(CTX), "benchmarks":
+                  bench("reduce/tuned/int32/1000", 22.0, wall_us=22.0, ratio_to_kokkos=1.04, **{"GB/s": 1.0})
+                  + bench("reduce/kokkos/int32/1000", 20.0, wall_us=20.0)
+                  + bench("reduce_sweep/seed/int32/1000/team:64/items:2", 19.0, wall_us=19.0, ratio_to_tuned=1.01)}
+        with tempfile.TemporaryDirectory() as d:
+            md, _, failed = tune.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
+        self.assertEqual(failed, 0)
+        self.assertRegex(md, r"\| int32 \| 1000 \|[^\n]*\| 1.01 \| 1.04 \|[^\n]*\| ok \|")
+        # Same-round ratios that miss the targets fail the check.
+        for b in verify["benchmarks"]:
+            if "ratio_to_kokkos" in b:
+                b["ratio_to_kokkos"] = 0.97
+            if "ratio_to_tuned" in b:
+                b["ratio_to_tuned"] = 1.08
+        with tempfile.TemporaryDirectory() as d:
+            md, _, failed = tune.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
+        self.assertEqual(failed, 1)
+        self.assertRegex(md, r"\| int32 \| 1000 \|[^\n]*\| 1.08 \| 0.97 \|[^\n]*slower than Kokkos; > 1.05 x sweep best \|")
+
     def test_verify_filter(self):
         f = tune.verify_filter(records(sweep_doc(canned())), "^reduce/(tuned|kokkos)/")
         self.assertTrue(re.search(f, "reduce_sweep/seed/int32/1000/team:64/items:2/manual_time"))
