@@ -46,24 +46,25 @@ namespace kps {
 ///   per thread for 4-byte types), at most one wave of teams, C / 256 (8 per SM on an H100:
 ///   1056), its threads looping over the data, as CUB sizes its grid. Before any table, this
 ///   reached 0.97 x CUB at 2^28 int32 on an H100 (results/h100-cuda).
-/// - Host: one thread per team, 512 items per thread, the seed's league (ceil(N / 512)
-///   teams, shared out by the backend). Of the swept host configurations this is
-///   the best single rule over every type and size of the host sweep: 1.09 x each size's
-///   optimum on average (geometric mean), against 1.22 for one wave of 2048-item teams
-///   (studies/reduce/README.md).
+/// - Host: one thread per team, 8 items per thread (two 16-byte loads of 4-byte types), at most
+///   one wave of teams (one per hardware thread), each thread adding one contiguous range
+///   (impl::add_share_contiguous): an OpenMP static schedule with vector loads. Of the host
+///   sweep's configurations (AMD EPYC, 2 threads, session 13) the best single rule over every
+///   type and size: 1.30 x each size's optimum on average (geometric mean; the optima are the
+///   minima of noisy shared cores), where the former rule (512 items, the seed's league) came
+///   to 1.45 (studies/reduce/README.md).
 /// Never more teams than the data needs (at least one).
 template <class Exec>
 ReducePolicy fallback_reduce_policy(const Exec& exec, std::size_t n) {
   ReducePolicy p;
   const bool host = impl::is_host_space_v<Exec>;
   p.team_size = host ? 1 : 256;
-  p.items_per_thread = host ? 512 : 16;
+  p.items_per_thread = host ? 8 : 16;
   const std::size_t per_team = std::size_t(p.team_size) * p.items_per_thread;
   const std::size_t needed = (n + per_team - 1) / per_team;
   const std::size_t concurrency = static_cast<std::size_t>(exec.concurrency());
   const std::size_t wave = concurrency / p.team_size < 1 ? 1 : concurrency / p.team_size;
-  const std::size_t cap = host ? std::size_t(2147483647) : wave;
-  const std::size_t league = needed < cap ? needed : cap;
+  const std::size_t league = needed < wave ? needed : wave;
   p.league_size = static_cast<int>(league < 1 ? 1 : league);
   return p;
 }
@@ -192,6 +193,7 @@ template <class Exec, class View, class Result, std::enable_if_t<Kokkos::is_view
 void reduce_sum(const Exec& exec, const View& x, const Result& result) {
   using T = typename View::non_const_value_type;
   impl::check_reduce_view<Exec>(x);
+  impl::check_result_view<T>(result);  // before with_tuned: its errors are not the row's
   impl::with_tuned(impl::tuned_policy<T>(exec, x.extent(0)),
                    [&](const ReducePolicy& p) { reduce_sum(exec, x, result, p); });
 }
@@ -231,6 +233,7 @@ template <class Exec, class XView, class YView, class Result,
 void dot(const Exec& exec, const XView& x, const YView& y, const Result& result) {
   using T = typename XView::non_const_value_type;
   impl::check_dot_views<Exec>(x, y);
+  impl::check_result_view<T>(result);  // before with_tuned: its errors are not the row's
   impl::with_tuned(impl::tuned_policy<T>(exec, x.extent(0)),
                    [&](const ReducePolicy& p) { dot(exec, x, y, result, p); });
 }
