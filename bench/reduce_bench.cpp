@@ -121,7 +121,8 @@ constexpr Rounds sweep_rounds{5, 31, 0.002, false};
 /// A call of a variant: returns the value (Async false) or writes it to the rank-0 View r.
 template <class T, bool Async>
 using ReductionCall =
-    std::conditional_t<Async, std::function<void(const DeviceView<T>&, const DeviceView<T>&, const Kokkos::View<T, Device>&)>,
+    std::conditional_t<Async,
+                       std::function<void(const DeviceView<T>&, const DeviceView<T>&, const Kokkos::View<T, Device>&)>,
                        std::function<T(const DeviceView<T>&, const DeviceView<T>&)>>;
 
 /// A peer timed in the same rounds as the variant (a target's comparison measured side by
@@ -345,7 +346,8 @@ void register_type(const Options& o, std::size_t n) {
     run_reduction<T>(
         s, n, 2, "kps", [](const DeviceView<T>& x, const DeviceView<T>& y) { return dot(Exec(), x, y); }, {blas_dot});
   });
-  add("dot/kokkos_kernels" + suffix, [=](benchmark::State& s) { run_reduction<T>(s, n, 2, "kokkos_kernels", blas_dot.call); });
+  add("dot/kokkos_kernels" + suffix,
+      [=](benchmark::State& s) { run_reduction<T>(s, n, 2, "kokkos_kernels", blas_dot.call); });
   register_sweep<T>(o, n, suffix);
 }
 

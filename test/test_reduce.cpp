@@ -179,10 +179,11 @@ void expect_each_element_once(bool contiguous) {
           for (std::size_t rank = 0; rank < league; ++rank)
             for (std::size_t t = 0; t < team; ++t) {
               int acc = 0;
+              const CountingLoad load{&visits};
               if (contiguous)
-                impl::add_share_contiguous<V, std::uint32_t>(CountingLoad{&visits}, n, head, team, league, rank, t, acc);
+                impl::add_share_contiguous<V, std::uint32_t>(load, n, head, team, league, rank, t, acc);
               else
-                impl::add_share<V, std::uint32_t>(CountingLoad{&visits}, n, head, team, league, rank, t, acc);
+                impl::add_share<V, std::uint32_t>(load, n, head, team, league, rank, t, acc);
               total += acc;
             }
           EXPECT_EQ(total, int(n));

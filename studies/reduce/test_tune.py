@@ -213,7 +213,8 @@ class Tune(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             md, _, failed = tune.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
         self.assertEqual(failed, 1)
-        self.assertRegex(md, r"\| int32 \| 1000 \|[^\n]*\| 1.08 \| 0.97 \|[^\n]*slower than Kokkos; > 1.05 x sweep best \|")
+        self.assertRegex(md, r"\| int32 \| 1000 \|[^\n]*\| 1.08 \| 0.97 \|"
+                             r"[^\n]*slower than Kokkos; > 1.05 x sweep best \|")
 
     def test_verify_filter(self):
         f = tune.verify_filter(records(sweep_doc(canned())), "^reduce/(tuned|kokkos)/")
