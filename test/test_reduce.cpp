@@ -151,17 +151,18 @@ TEST(ReduceIndex, HeadEndsAtTheLoopAlignment) {
 // Both shares of the data (the GPUs' grid-stride add_share, the host backends' contiguous
 // add_share_contiguous) give every element to exactly one thread of the league, whatever the
 // head, the vector width, the team, the league (more threads than vectors included) and n.
+// (Called on the host only; host-device like the loads it stands for, which the shares call.)
 struct CountingLoad {
-  std::vector<int>* visits;
+  int* visits;
   std::size_t offset = 0;
-  int operator()(std::size_t i) const { return ++(*visits)[offset + i], 1; }
+  KOKKOS_INLINE_FUNCTION int operator()(std::size_t i) const { return ++visits[offset + i], 1; }
   template <int V, class Index>
-  impl::Vec<int, V> vector(Index v) const {
+  KOKKOS_INLINE_FUNCTION impl::Vec<int, V> vector(Index v) const {
     impl::Vec<int, V> one{};
-    for (int k = 0; k < V; ++k) ++(*visits)[offset + std::size_t(v) * V + k], one.e[k] = 1;
+    for (int k = 0; k < V; ++k) ++visits[offset + std::size_t(v) * V + k], one.e[k] = 1;
     return one;
   }
-  CountingLoad advanced(std::size_t k) const { return {visits, offset + k}; }
+  KOKKOS_INLINE_FUNCTION CountingLoad advanced(std::size_t k) const { return {visits, offset + k}; }
 };
 
 template <int V>
@@ -179,7 +180,7 @@ void expect_each_element_once(bool contiguous) {
           for (std::size_t rank = 0; rank < league; ++rank)
             for (std::size_t t = 0; t < team; ++t) {
               int acc = 0;
-              const CountingLoad load{&visits};
+              const CountingLoad load{visits.data()};
               if (contiguous)
                 impl::add_share_contiguous<V, std::uint32_t>(load, n, head, team, league, rank, t, acc);
               else
