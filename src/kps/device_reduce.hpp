@@ -121,6 +121,16 @@ KOKKOS_INLINE_FUNCTION void add_strided(const Load& load, Index i, Index end, In
   for (; i < end; i += stride) acc += load.template vector<V>(i).sum();
 }
 
+/// Team 0's part outside the vector loop (either share): the `head` elements before it and the
+/// elements after its nv whole vectors, one by one, the team's threads taking turns.
+template <int V, class Load, class T>
+KOKKOS_INLINE_FUNCTION void add_head_and_tail(const Load& load, std::size_t n, std::size_t head, std::size_t nv,
+                                              std::size_t team_size, std::size_t rank, std::size_t t, T& acc) {
+  if (rank != 0) return;
+  for (std::size_t e = t; e < head; e += team_size) acc += load(e);
+  for (std::size_t e = head + nv * V + t; e < n; e += team_size) acc += load(e);
+}
+
 /// Thread t of team `rank` (of `league` teams of `team_size`) adds its part of n elements to
 /// acc. The vector loop starts `head` elements in (head_elements: at a 256-byte boundary) and
 /// covers vectors rank * team_size + t, then every league * team_size vectors (a grid-stride
@@ -134,10 +144,7 @@ template <int V, class Index, class Load, class T>
 KOKKOS_INLINE_FUNCTION void add_share(const Load& load, std::size_t n, std::size_t head, std::size_t team_size,
                                       std::size_t league, std::size_t rank, std::size_t t, T& acc) {
   const std::size_t nv = (n - head) / V;  // whole vectors after the head
-  if (rank == 0) {
-    for (std::size_t e = t; e < head; e += team_size) acc += load(e);
-    for (std::size_t e = head + nv * V + t; e < n; e += team_size) acc += load(e);
-  }
+  add_head_and_tail<V>(load, n, head, nv, team_size, rank, t, acc);
   add_strided<V>(load.advanced(head), static_cast<Index>(rank * team_size + t), static_cast<Index>(nv),
                  static_cast<Index>(league * team_size), acc);
 }
@@ -154,10 +161,7 @@ KOKKOS_INLINE_FUNCTION void add_share_contiguous(const Load& load, std::size_t n
                                                  std::size_t team_size, std::size_t league, std::size_t rank,
                                                  std::size_t t, T& acc) {
   const std::size_t nv = (n - head) / V;
-  if (rank == 0) {
-    for (std::size_t e = t; e < head; e += team_size) acc += load(e);
-    for (std::size_t e = head + nv * V + t; e < n; e += team_size) acc += load(e);
-  }
+  add_head_and_tail<V>(load, n, head, nv, team_size, rank, t, acc);
   const std::size_t threads = league * team_size, g = rank * team_size + t;
   const std::size_t per = nv / threads, extra = nv % threads;
   const std::size_t begin = g * per + (g < extra ? g : extra);

@@ -52,6 +52,14 @@ SMALL = [1000, 2000, 4000]
 LARGE = [1000000, 2000000, 4000000]
 
 
+def verified(doc, verify):
+    """tune.analyze of the sweep `doc` with the verification run `verify` (Google Benchmark
+    documents), in a scratch folder: (markdown, number of failed checks)."""
+    with tempfile.TemporaryDirectory() as d:
+        md, _, failed = tune.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
+    return md, failed
+
+
 def canned(overrides=None):
     times = {}
     for n in SMALL:
@@ -166,8 +174,7 @@ class Tune(unittest.TestCase):
         self.assertRegex(md, r"\| int32 \| 1000 \|.*\| ok \|")
         # The optimum re-measured in the verification run is the reference where present.
         verify["benchmarks"] += bench("reduce_sweep/seed/int32/4000000/team:256/items:16", 108.0)
-        with tempfile.TemporaryDirectory() as d:
-            md, _, failed = tune.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
+        md, failed = verified(doc, verify)
         self.assertEqual(failed, 1)
         self.assertRegex(md, r"\| int32 \| 4000000 \|[^\n]*\| 1.02 \| 0.955 \|[^\n]*slower than Kokkos \|")
 
@@ -179,15 +186,13 @@ class Tune(unittest.TestCase):
                   bench("reduce/tuned/int32/1000", 40.0, wall_us=20.0, **{"GB/s": 1.0})
                   + bench("reduce/kokkos/int32/1000", 30.0, wall_us=30.0)
                   + bench("reduce_sweep/seed/int32/1000/team:64/items:2", 19.0, wall_us=19.5)}
-        with tempfile.TemporaryDirectory() as d:
-            md, _, failed = tune.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
+        md, failed = verified(doc, verify)
         self.assertEqual(failed, 0)
         self.assertRegex(md, r"\| int32 \| 1000 \|[^\n]*\| 1.03 \| 1.5 \|[^\n]*\| ok \|")
         # One record without it: Google Benchmark's times for that comparison (40 / 19: over 1.05).
         verify["benchmarks"] = [b for b in verify["benchmarks"] if "reduce_sweep" not in b["name"]]
         verify["benchmarks"] += bench("reduce_sweep/seed/int32/1000/team:64/items:2", 19.0)
-        with tempfile.TemporaryDirectory() as d:
-            md, _, failed = tune.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
+        md, failed = verified(doc, verify)
         self.assertEqual(failed, 1)
         self.assertRegex(md, r"\| int32 \| 1000 \|[^\n]*\| 2.11 \| 1.5 \|[^\n]*> 1.05 x sweep best \|")
 
@@ -200,8 +205,7 @@ class Tune(unittest.TestCase):
                   bench("reduce/tuned/int32/1000", 22.0, wall_us=22.0, ratio_to_kokkos=1.04, **{"GB/s": 1.0})
                   + bench("reduce/kokkos/int32/1000", 20.0, wall_us=20.0)
                   + bench("reduce_sweep/seed/int32/1000/team:64/items:2", 19.0, wall_us=19.0, ratio_to_tuned=1.01)}
-        with tempfile.TemporaryDirectory() as d:
-            md, _, failed = tune.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
+        md, failed = verified(doc, verify)
         self.assertEqual(failed, 0)
         self.assertRegex(md, r"\| int32 \| 1000 \|[^\n]*\| 1.01 \| 1.04 \|[^\n]*\| ok \|")
         # Same-round ratios that miss the targets fail the check.
@@ -210,8 +214,7 @@ class Tune(unittest.TestCase):
                 b["ratio_to_kokkos"] = 0.97
             if "ratio_to_tuned" in b:
                 b["ratio_to_tuned"] = 1.08
-        with tempfile.TemporaryDirectory() as d:
-            md, _, failed = tune.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
+        md, failed = verified(doc, verify)
         self.assertEqual(failed, 1)
         self.assertRegex(md, r"\| int32 \| 1000 \|[^\n]*\| 1.08 \| 0.97 \|"
                              r"[^\n]*slower than Kokkos; > 1.05 x sweep best \|")
