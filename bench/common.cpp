@@ -158,6 +158,11 @@ const CacheFlush& cache_flush() {
   }
   return *flush;
 }
+
+/// The call at position j of round r: each round starts one call further on, so that every
+/// call takes every place in the rounds equally often (as far as the rounds go) and no call
+/// owes its ratio to where it stands after the flush.
+std::size_t rotated(std::size_t j, int r, std::size_t calls) { return (j + std::size_t(r)) % calls; }
 }  // namespace
 
 Medians interleaved_medians(const Exec& exec, const std::vector<std::function<void()>>& fs, const Rounds& rounds) {
@@ -167,7 +172,8 @@ Medians interleaved_medians(const Exec& exec, const std::vector<std::function<vo
   double timed = 0;
   int reps = 0;
   for (; reps < rounds.reps || (reps < rounds.max_reps && timed < rounds.seconds); ++reps)
-    for (std::size_t k = 0; k < fs.size(); ++k) {
+    for (std::size_t j = 0; j < fs.size(); ++j) {
+      const std::size_t k = rotated(j, reps, fs.size());
       exec.fence();
       flush(exec);
       Kokkos::Timer timer;
@@ -187,7 +193,8 @@ Medians interleaved_medians(const Exec& exec, const std::vector<std::function<vo
     if (!rounds.device) return m;
     kps::cuda::EventTimer events;
     for (int i = 0; i < reps; ++i)
-      for (std::size_t k = 0; k < fs.size(); ++k) {
+      for (std::size_t j = 0; j < fs.size(); ++j) {
+        const std::size_t k = rotated(j, i, fs.size());
         exec.fence();
         flush(exec);
         events.start(exec);

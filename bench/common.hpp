@@ -85,8 +85,9 @@ double timed_loop(benchmark::State& state, const Exec& exec, F&& f) {
 /// Median seconds of `reps` timed calls of f (for peers measured inside a benchmark).
 double median_seconds(const Exec& exec, const std::function<void()>& f, int reps = 15);
 
-/// Medians of the calls in `fs`, timed in interleaved rounds (each round times fs[0], fs[1],
-/// ... once each, after one warm-up round): a variant and its peers see the same device
+/// Medians of the calls in `fs`, timed in interleaved rounds (each round times every call once,
+/// round r in the order fs[r], fs[r+1], ... cyclically, after one warm-up round, so no call
+/// keeps one place in the rounds): a variant and its peers see the same device
 /// state, so a drift of that state (placement of a fresh allocation, clocks) moves them
 /// alike and their ratio stays a ratio measured side by side. On GPUs an untimed read of 4x
 /// the last-level cache precedes every timed call, so no call pays for its predecessor's

@@ -238,7 +238,7 @@ ReduceTable ReduceTable::parse(std::istream& in, const std::string& name) {
   return t;
 }
 
-const ReduceTableRow* ReduceTable::find(const std::string& type, std::size_t n) const {
+const ReduceTableRow* ReduceTable::find(std::string_view type, std::size_t n) const {
   const ReduceTableRow* any = nullptr;
   for (const auto& r : rows) {
     if (n < r.n_min || n > r.n_max) continue;
@@ -300,12 +300,13 @@ ReduceTableSelection select_reduce_table(const std::optional<std::string>& env, 
 
 std::vector<std::string> reduce_table_dirs(const std::string& first) {
   std::vector<std::string> dirs;
-  for (const std::string& d : {first, std::string(KPS_REDUCE_TABLE_INSTALL_DIR), std::string(KPS_REDUCE_TABLE_SOURCE_DIR)})
+  const std::string install(KPS_REDUCE_TABLE_INSTALL_DIR), source(KPS_REDUCE_TABLE_SOURCE_DIR);
+  for (const std::string& d : {first, install, source})
     if (!d.empty() && std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
   return dirs;
 }
 
-const ReduceTableSelection& active_reduce_table(const std::string& first_dir) {
+const ReduceTableSelection& active_reduce_table(const char* first_dir) {
   // Every tuned call asks: after the first, one atomic load. The selection is never freed.
   static std::atomic<const ReduceTableSelection*> chosen{nullptr};
   static std::mutex mutex;
@@ -314,7 +315,8 @@ const ReduceTableSelection& active_reduce_table(const std::string& first_dir) {
   if (!chosen.load(std::memory_order_relaxed)) {
     const char* env = std::getenv("KPS_REDUCE_TABLE");
     auto s = std::make_unique<ReduceTableSelection>(select_reduce_table(
-        env ? std::optional<std::string>(env) : std::nullopt, reduce_table_dirs(first_dir), current_reduce_device()));
+        env ? std::optional<std::string>(env) : std::nullopt, reduce_table_dirs(first_dir ? first_dir : ""),
+        current_reduce_device()));
     if (s->warn) std::cerr << s->note << "\n";
     chosen.store(s.release(), std::memory_order_release);
   }

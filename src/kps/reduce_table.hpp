@@ -49,6 +49,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kps {
@@ -87,7 +88,7 @@ class ReduceTable {
   static ReduceTable parse(std::istream& in, const std::string& name);
 
   /// The row for element type `type` and size n (a row of the type first, then '*'), or null.
-  const ReduceTableRow* find(const std::string& type, std::size_t n) const;
+  const ReduceTableRow* find(std::string_view type, std::size_t n) const;
   /// True when this table was made for `device`: name (without regard to case or spacing),
   /// backend and concurrency equal, or '*'.
   bool matches(const ReduceDevice& device) const;
@@ -121,6 +122,8 @@ std::vector<std::string> reduce_table_dirs(const std::string& first = {});
 /// The selection for this process (kps::ExecutionSpace), made once on first use
 /// from KPS_REDUCE_TABLE and reduce_table_dirs(first_dir); prints its warning once on stderr.
 /// Thread-safe; an error (missing explicit file, malformed table) is thrown on every call.
-const ReduceTableSelection& active_reduce_table(const std::string& first_dir = {});
+/// After the first call it costs one atomic load (it is on every tuned call's path: no string
+/// is made, as the table's find).
+const ReduceTableSelection& active_reduce_table(const char* first_dir = "");
 
 }  // namespace kps
