@@ -123,10 +123,9 @@ KOKKOS_INLINE_FUNCTION void add_strided(const Load& load, Index i, Index end, In
 
 /// Adds the vectors [i, end) to acc, lane by lane: four vector accumulators (4 x V independent
 /// sums) that a CPU compiler keeps in SIMD registers, added together once at the end. The
-/// host share's loop: add_strided's one scalar accumulator ran a Kokkos::Serial int32 sum of
-/// 2^20 at half the speed of Kokkos' own parallel_reduce (219 against 113 us here), which the
-/// compiler vectorizes; on a GPU the vector accumulators would cost the registers add_strided
-/// saves.
+/// host share's loop: with add_strided's one scalar accumulator a Kokkos::Serial sum of 2^20
+/// doubles took 377 us on the 2-core development host, with these 264 (studies/reduce/README.md,
+/// session 14); on a GPU the vector accumulators would cost the registers add_strided saves.
 template <int V, class Index, class Load, class T>
 KOKKOS_INLINE_FUNCTION void add_lanes(const Load& load, Index i, Index end, T& acc) {
   Vec<T, V> s[4] = {};
@@ -174,10 +173,9 @@ KOKKOS_INLINE_FUNCTION void add_share(const Load& load, std::size_t n, std::size
 /// g = rank * team_size + t of G = league * team_size adds the vectors of its own contiguous
 /// range, [g * nv / G, (g + 1) * nv / G) (balanced), lane by lane (add_lanes). A CPU core
 /// streams its range front to back, each cache line and page read once by one core; the
-/// grid-stride share above
-/// gave each of the seed league's teams one 16-byte vector every 32 KB (a page per load), and
-/// on a 2-core host its sum of 2^20 doubles took 4.5x the best configuration's time
-/// (studies/reduce/README.md, session 13).
+/// grid-stride share above gave each of the seed league's teams one 16-byte vector every 32 KB
+/// (a page per load), and on a 2-core host its sum of 2^20 doubles took 4.5x the best
+/// configuration's time (studies/reduce/README.md, session 13).
 template <int V, class Index, class Load, class T>
 KOKKOS_INLINE_FUNCTION void add_share_contiguous(const Load& load, std::size_t n, std::size_t head,
                                                  std::size_t team_size, std::size_t league, std::size_t rank,
