@@ -11,6 +11,9 @@
 //                                 a plain CUDA kernel (kps/cuda/native_kernels.hpp): what
 //                                 Kokkos' TeamPolicy and parallel_reduce cost it
 //   dot/<variant>/<type>/<N>      kps = kps::dot, kokkos_kernels = KokkosBlas::dot
+//   reduce_copy/writeback/<type>/<N>
+//                                 GPUs: the copy behind ratio_to_copy, and the time its
+//                                 write-back of dirty cache lines costs the call after it
 //   reduce_sweep/seed/<type>/<N>/team:T/items:I
 //                                 the seed's sweep: kps::reduce_sum with team size T (its local
 //                                 size), I items per thread (its load per thread) and the league
@@ -224,6 +227,51 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
   }
 }
 
+/// reduce_copy/writeback: the share of its own writes that the copy behind ratio_to_copy
+/// leaves unpaid. The copy starts on a flushed cache and ends with its last writes still in
+/// the last-level cache as dirty lines, written back while the next call runs (the flush
+/// before it, in the rounds). Rounds of [copy], [copy, then the flush] and [the flush alone]
+/// give that deferred write-back: writeback = t(copy, flush) - t(copy) - t(flush); counters
+/// <call>_wall_us (and _gpu_us on CUDA) for copy, copy_flush and flush, writeback_wall_us,
+/// writeback_gpu_us, and copy_with_writeback_GB/s (the copy's bytes over its time plus its
+/// write-back). GB/s is the copy's bytes moved (read and written) over its own time.
+template <class T>
+void run_copy_writeback(benchmark::State& state, std::size_t n) {
+  const Exec exec;
+  try {
+    const auto x = random_view<T>("kps::bench::x", n, 777 + n);
+    const DeviceView<T> y(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
+    const auto copy = [&] { Kokkos::deep_copy(exec, y, x); };
+    timed_loop(state, exec, copy);
+    std::size_t wrong = 0;
+    Kokkos::parallel_reduce(
+        "kps::bench::copy_check", Kokkos::RangePolicy<Exec>(exec, 0, n),
+        KOKKOS_LAMBDA(std::size_t i, std::size_t & w) { w += x(i) != y(i) ? 1 : 0; }, wrong);
+    if (wrong != 0) return fail(state, "copy: " + std::to_string(wrong) + " of " + std::to_string(n) + " differ");
+    set_rates(state, n, 2.0 * n * sizeof(T));
+    const Medians t = interleaved_medians(exec,
+                                          {copy,
+                                           [&] {
+                                             copy();
+                                             flush_cache(exec);
+                                           },
+                                           [&] { flush_cache(exec); }},
+                                          study_rounds);
+    const char* names[] = {"copy", "copy_flush", "flush"};
+    const auto report = [&](const std::vector<double>& m, const std::string& clock) {
+      for (int k = 0; k < 3; ++k) state.counters[std::string(names[k]) + "_" + clock + "_us"] = 1e6 * m[k];
+      state.counters["writeback_" + clock + "_us"] = 1e6 * (m[1] - m[0] - m[2]);
+    };
+    report(t.wall, "wall");
+    if (!t.gpu.empty()) report(t.gpu, "gpu");
+    const std::vector<double>& m = t.gpu.empty() ? t.wall : t.gpu;
+    state.counters["copy_with_writeback_GB/s"] = 2.0 * n * sizeof(T) / (m[1] - m[2]) / 1e9;
+    state.counters["rounds"] = static_cast<double>(t.rounds);
+  } catch (const std::exception& e) {
+    fail(state, std::string("copy: ") + e.what());
+  }
+}
+
 /// kps::reduce_sum with the tuned policy, as a peer.
 template <class T>
 Peer<T, false> tuned_peer() {
@@ -344,6 +392,9 @@ void register_type(const Options& o, std::size_t n) {
   });
   add("dot/kokkos_kernels" + suffix,
       [=](benchmark::State& s) { run_reduction<T>(s, n, 2, "kokkos_kernels", blas_dot.call); });
+  // Only where the rounds flush a cache (GPUs): on a host the flush does nothing to time.
+  if (!o.host && o.device.l2_bytes > 0)
+    add("reduce_copy/writeback" + suffix, [=](benchmark::State& s) { run_copy_writeback<T>(s, n); });
   register_sweep<T>(o, n, suffix);
 }
 
