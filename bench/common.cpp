@@ -165,8 +165,6 @@ const CacheFlush& cache_flush() {
 std::size_t rotated(std::size_t j, int r, std::size_t calls) { return (j + std::size_t(r)) % calls; }
 }  // namespace
 
-void flush_cache(const Exec& exec) { cache_flush()(exec); }
-
 Medians interleaved_medians(const Exec& exec, const std::vector<std::function<void()>>& fs, const Rounds& rounds) {
   std::vector<std::vector<double>> wall(fs.size()), gpu(fs.size());
   const CacheFlush& flush = cache_flush();

@@ -95,11 +95,6 @@ double median_seconds(const Exec& exec, const std::function<void()>& f, int reps
 std::vector<double> interleaved_median_seconds(const Exec& exec, const std::vector<std::function<void()>>& fs,
                                                int reps = 15);
 
-/// The untimed cache flush that precedes every timed call of the rounds: a read of 4x the
-/// device's last-level cache, fenced (a no-op on host backends). Public so that a benchmark can
-/// time what a call leaves behind (reduce_copy/writeback: a copy's dirty lines).
-void flush_cache(const Exec& exec);
-
 /// The same rounds (`wall`), then, where the backend has device events (CUDA), as many
 /// rounds timed by events on exec (`gpu`: what the GPU spent from the call's first operation
 /// to its last, plus any wait for the host inside the call); `gpu` is empty on other backends.
