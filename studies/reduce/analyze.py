@@ -52,6 +52,7 @@ def analyze(records, ctx, outdir):
             series = {v: [(r["n"], r.get("GB/s")) for r in rs if r["variant"] == v] for v in variants}
             md.append(kpsjson.bandwidth_figure(outdir, f"{family}_{t}.png", series, f"{family}, {t}", ctx))
     md.append(time_split(ok))
+    md.append(writeback(ok))
     md.append(tuning_section(outdir))
     return "\n".join(md)
 
@@ -78,6 +79,33 @@ def time_split(ok):
     return ("### Where a call's time goes (wall / GPU microseconds, medians of 15 interleaved rounds each)\n\n"
             "Wall: host timer with fences around the call; GPU: CUDA events around it on the stream. A sum "
             "returned to the host waits for it inside the call, so its GPU time includes that round trip.\n\n"
+            + kpsjson.markdown_table(head, rows))
+
+
+def writeback(ok):
+    """What the copy behind `vs copy` leaves unpaid (GPU runs only, reduce_copy/writeback): the
+    time its dirty cache lines cost a bandwidth-bound read run right after it, per type and N."""
+    rs = [r for r in ok if r["family"] == "reduce_copy" and r["variant"] == "writeback"]
+    if not rs:
+        return ""
+    head = ["type", "N", "copy: wall / GPU us", "write-back after it: wall / GPU us", "copy GB/s (GPU)",
+            "copy GB/s (GPU), write-back counted"]
+    size = {"int32": 4, "int64": 8, "float": 4, "double": 8}
+    rows = []
+    for r in sorted(rs, key=lambda r: (kpsjson.TYPES.index(r["type"]), r["n"])):
+        pair = lambda w, g: f"{kpsjson.fmt(r.get(w))} / {kpsjson.fmt(r.get(g))}"
+        moved = 2e-3 * r["n"] * size[r["type"]]  # bytes read and written, over us: GB/s
+        rows.append([r["type"], kpsjson.pow2(r["n"]), pair("copy_wall_us", "copy_gpu_us"),
+                     pair("writeback_wall_us", "writeback_gpu_us"),
+                     kpsjson.fmt(moved / r["copy_gpu_us"]) if r.get("copy_gpu_us") else "",
+                     kpsjson.fmt(r.get("copy_with_writeback_GB/s"))])
+    return ("### The copy's unpaid write-back (reduce_copy/writeback)\n\n"
+            "A copy ends with its last writes still in the last-level cache as dirty lines; the call after "
+            "it writes them back. Write-back = t(copy, then a read) - t(copy) - t(read), medians of "
+            "interleaved rounds, the read being kps::reduce_sum of 4x the cache (bandwidth-bound); wall "
+            "times also save one fence in the joint call. Part of the write-back hides in the read's own "
+            "start, so this is a lower bound of what the copy's time leaves out, and from 2^28 on it is "
+            "within the rounds' noise (studies/reduce/README.md, session 15: Nsight Compute counts the bytes).\n\n"
             + kpsjson.markdown_table(head, rows))
 
 
