@@ -182,7 +182,7 @@ void expect_each_element_once(bool contiguous) {
               int acc = 0;
               const CountingLoad load{visits.data()};
               if (contiguous)
-                impl::add_share_contiguous<V, std::uint32_t>(load, n, head, team, league, rank, t, acc);
+                impl::add_share_contiguous<V>(load, n, head, team, league, rank, t, acc);
               else
                 impl::add_share<V, std::uint32_t>(load, n, head, team, league, rank, t, acc);
               total += acc;

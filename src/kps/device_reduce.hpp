@@ -24,7 +24,8 @@ struct ReducePolicy {
   int items_per_thread = 0;   ///< elements per thread of one pass over the data (a league of
                               ///< N / (team x items) teams when league_size is 0); > 0
   int league_size = 0;        ///< teams (the seed's number of work groups); 0: enough to cover N once
-  int vector_width = 0;       ///< elements per load: 1, 2, 4 (or 0: 16-byte loads where aligned)
+  int vector_width = 0;       ///< elements per load: 1, 2, 4 (or 0: 16-byte loads where aligned);
+                              ///< on a host backend the SIMD lanes of each of its 4 accumulators
 };
 
 inline std::string to_string(const ReducePolicy& p) {
@@ -121,24 +122,28 @@ KOKKOS_INLINE_FUNCTION void add_strided(const Load& load, Index i, Index end, In
   for (; i < end; i += stride) acc += load.template vector<V>(i).sum();
 }
 
-/// Adds the vectors [i, end) to acc, lane by lane: four vector accumulators (4 x V independent
-/// sums) that a CPU compiler keeps in SIMD registers, added together once at the end. The
-/// host share's loop: with add_strided's one scalar accumulator a Kokkos::Serial sum of 2^20
-/// doubles took 377 us on the 2-core development host, with these 264 (studies/reduce/README.md,
-/// session 14); on a GPU the vector accumulators would cost the registers add_strided saves.
-template <int V, class Index, class Load, class T>
-KOKKOS_INLINE_FUNCTION void add_lanes(const Load& load, Index i, Index end, T& acc) {
-  Vec<T, V> s[4] = {};
-  for (; i + 3 < end; i += 4)
-    for (int u = 0; u < 4; ++u) {
-      const auto a = load.template vector<V>(i + u);
-      for (int k = 0; k < V; ++k) s[u].e[k] += a.e[k];
-    }
-  for (; i < end; ++i) {
-    const auto a = load.template vector<V>(i);
-    for (int k = 0; k < V; ++k) s[0].e[k] += a.e[k];
-  }
-  acc += (s[0].sum() + s[1].sum()) + (s[2].sum() + s[3].sum());
+/// Adds the vectors [i, end) of V elements (elements [i V, end V)) to acc, element by element
+/// into 4 x V independent accumulators added together once at the end: a loop a CPU compiler
+/// turns into SIMD adds on 4 vector accumulators held in registers (integers by loop
+/// vectorization, floating point, which may not be reordered, by the straight-line vectorizer).
+/// The host share's loop. Kokkos::Serial, 2^20 elements, best of 200 calls on the 2-core
+/// development host: int32 206 -> 60 us, float 133 -> 62-72, double 177-220 -> 134-166 against
+/// four accumulators of type Vec<T, V> (GCC 12 left those as scalar adds inside the Kokkos
+/// functor, some accumulators spilled to the stack: studies/reduce/README.md, session 15), and
+/// double 377 us with add_strided's one scalar accumulator (session 14). On a GPU the
+/// accumulators would cost the registers add_strided saves.
+template <int V, class Load, class T>
+KOKKOS_INLINE_FUNCTION void add_lanes(const Load& load, std::size_t i, std::size_t end, T& acc) {
+  constexpr int L = 4 * V;
+  T s[L] = {};
+  std::size_t e = i * V;
+  const std::size_t stop = end * V;
+  for (; e + L <= stop; e += L)
+    for (int k = 0; k < L; ++k) s[k] += load(e + k);
+  for (; e < stop; ++e) s[0] += load(e);
+  T r = T(0);
+  for (int k = 0; k < L; ++k) r += s[k];
+  acc += r;
 }
 
 /// Team 0's part outside the vector loop (either share): the `head` elements before it and the
@@ -176,7 +181,7 @@ KOKKOS_INLINE_FUNCTION void add_share(const Load& load, std::size_t n, std::size
 /// grid-stride share above gave each of the seed league's teams one 16-byte vector every 32 KB
 /// (a page per load), and on a 2-core host its sum of 2^20 doubles took 4.5x the best
 /// configuration's time (studies/reduce/README.md, session 13).
-template <int V, class Index, class Load, class T>
+template <int V, class Load, class T>
 KOKKOS_INLINE_FUNCTION void add_share_contiguous(const Load& load, std::size_t n, std::size_t head,
                                                  std::size_t team_size, std::size_t league, std::size_t rank,
                                                  std::size_t t, T& acc) {
@@ -186,7 +191,7 @@ KOKKOS_INLINE_FUNCTION void add_share_contiguous(const Load& load, std::size_t n
   const std::size_t per = nv / threads, extra = nv % threads;
   const std::size_t begin = g * per + (g < extra ? g : extra);
   const std::size_t end = begin + per + (g < extra ? 1 : 0);
-  add_lanes<V>(load.advanced(head), static_cast<Index>(begin), static_cast<Index>(end), acc);
+  add_lanes<V>(load.advanced(head), begin, end, acc);
 }
 
 /// The reduction's team functor: each thread adds its share (add_share on GPUs,
@@ -205,8 +210,8 @@ struct ReduceKernel {
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, T& update) const {
     T acc = T(0);
     if constexpr (is_host_space_v<Exec>)
-      add_share_contiguous<V, Index>(load, n, head, team.team_size(), team.league_size(), team.league_rank(),
-                                     team.team_rank(), acc);
+      add_share_contiguous<V>(load, n, head, team.team_size(), team.league_size(), team.league_rank(), team.team_rank(),
+                              acc);
     else
       add_share<V, Index>(load, n, head, team.team_size(), team.league_size(), team.league_rank(), team.team_rank(),
                           acc);

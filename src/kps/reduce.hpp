@@ -48,7 +48,7 @@ namespace kps {
 ///   reached 0.97 x CUB at 2^28 int32 on an H100 (results/h100-cuda).
 /// - Host: one thread per team, 8 items per thread (two 16-byte loads of 4-byte types), at most
 ///   one wave of teams (one per hardware thread), each thread adding one contiguous range
-///   (impl::add_share_contiguous): an OpenMP static schedule with vector loads. Of the host
+///   (impl::add_share_contiguous): an OpenMP static schedule, added in SIMD lanes. Of the host
 ///   sweep's configurations (AMD EPYC, 2 threads, session 13) the best single rule over every
 ///   type and size: 1.30 x each size's optimum on average (geometric mean; the optima are the
 ///   minima of noisy shared cores), where the former rule (512 items, the seed's league) came
