@@ -122,18 +122,37 @@ KOKKOS_INLINE_FUNCTION void add_strided(const Load& load, Index i, Index end, In
   for (; i < end; i += stride) acc += load.template vector<V>(i).sum();
 }
 
-/// Adds the vectors [i, end) of V elements (elements [i V, end V)) to acc, element by element
-/// into 4 x V independent accumulators added together once at the end: a loop a CPU compiler
-/// turns into SIMD adds on 4 vector accumulators held in registers (integers by loop
-/// vectorization, floating point, which may not be reordered, by the straight-line vectorizer).
-/// The host share's loop. Kokkos::Serial, 2^20 elements, best of 200 calls on the 2-core
-/// development host: int32 206 -> 60 us, float 133 -> 62-72, double 177-220 -> 134-166 against
-/// four accumulators of type Vec<T, V> (GCC 12 left those as scalar adds inside the Kokkos
-/// functor, some accumulators spilled to the stack: studies/reduce/README.md, session 15), and
-/// double 377 us with add_strided's one scalar accumulator (session 14). On a GPU the
-/// accumulators would cost the registers add_strided saves.
+/// Adds the vectors [i, end) of V elements to acc in four vector accumulators (4 x V
+/// independent sums, added together once at the end): the host share's loop. Compiled by GCC
+/// or Clang, the accumulators are the compiler's own vector type (vector_size), so the adds
+/// are SIMD instructions whatever its vectorizers decide; elsewhere (nvcc's host pass, other
+/// compilers) 4 x V scalar accumulators added element by element. The vectorizers alone were
+/// not dependable: GCC 12 compiled arrays of Vec<T, V> accumulators to scalar adds with some
+/// accumulators spilled to the stack, and the element-by-element form to clean SIMD in one
+/// program but, for floating-point dot products in kps-bench, to vector multiplies followed
+/// by in-order scalar adds through memory. Kokkos::Serial at 2^20 on the 2-core development
+/// host: sum int32 206 us with the Vec arrays, 60-96 with either later form (best of 200
+/// calls); in kps-bench (medians of interleaved rounds), element by element -> vector type:
+/// sum float 311-355 -> 105-126 us, dot float 703-822 -> 229, dot double 1000-1075 -> 593-938
+/// (studies/reduce/README.md, session 15). On a GPU the accumulators would cost the registers
+/// add_strided saves.
 template <int V, class Load, class T>
 KOKKOS_INLINE_FUNCTION void add_lanes(const Load& load, std::size_t i, std::size_t end, T& acc) {
+#if defined(__GNUC__) && !defined(__CUDACC__)
+  typedef T Lanes __attribute__((vector_size(V * sizeof(T))));
+  Lanes s[4] = {};
+  for (; i < end; i += 4)
+    for (std::size_t u = 0; u < 4 && i + u < end; ++u) {
+      const Vec<T, V> a = load.template vector<V>(i + u);
+      Lanes l;
+      std::memcpy(&l, &a, sizeof l);
+      s[u] += l;
+    }
+  const Lanes t = (s[0] + s[1]) + (s[2] + s[3]);
+  T r = T(0);
+  for (int k = 0; k < V; ++k) r += t[k];
+  acc += r;
+#else
   constexpr int L = 4 * V;
   T s[L] = {};
   std::size_t e = i * V;
@@ -144,6 +163,7 @@ KOKKOS_INLINE_FUNCTION void add_lanes(const Load& load, std::size_t i, std::size
   T r = T(0);
   for (int k = 0; k < L; ++k) r += s[k];
   acc += r;
+#endif
 }
 
 /// Team 0's part outside the vector loop (either share): the `head` elements before it and the
