@@ -200,6 +200,37 @@ TEST(ReduceIndex, EachElementOnceInEitherShare) {
   }
 }
 
+// The host loop's two forms (add_lanes: the compiler's vector type under GCC and Clang;
+// add_lanes_scalar: element by element, what nvcc's host pass compiles) add exactly the
+// vectors [i, end) of every range, partial groups of four included: integers exactly, floating
+// point (values that sum exactly) too, for each vector width.
+template <class T, int V>
+void expect_lanes_sum_their_range() {
+  alignas(64) T x[4 * 64 + 8];  // the loads' alignment (Vec<T, V>), as a View's data has it
+  for (std::size_t e = 0; e < sizeof x / sizeof(T); ++e) x[e] = T(e % 7) + T(1);
+  const impl::SumLoad<T> load{x};
+  for (std::size_t i : {0, 1, 3})
+    for (std::size_t end = i; end <= 64 + 2; ++end) {
+      T want = T(0);
+      for (std::size_t e = i * V; e < end * V; ++e) want += x[e];
+      T got = T(5), scalar = T(5);  // both add to what acc holds
+      impl::add_lanes<V>(load, i, end, got);
+      impl::add_lanes_scalar<V>(load, i, end, scalar);
+      EXPECT_EQ(got, T(5) + want) << "V=" << V << " [" << i << ", " << end << ")";
+      EXPECT_EQ(scalar, T(5) + want) << "V=" << V << " [" << i << ", " << end << ")";
+    }
+}
+
+TEST(ReduceIndex, BothHostLoopFormsSumTheirRange) {
+  expect_lanes_sum_their_range<std::int32_t, 1>();
+  expect_lanes_sum_their_range<std::int32_t, 4>();
+  expect_lanes_sum_their_range<std::int64_t, 2>();
+  expect_lanes_sum_their_range<float, 4>();
+  expect_lanes_sum_their_range<double, 1>();
+  expect_lanes_sum_their_range<double, 2>();
+  expect_lanes_sum_their_range<double, 4>();
+}
+
 // The loop counts in 32 bits only where every index it forms fits: the vectors (n / V) plus
 // its look-ahead of four grid strides (league x team).
 TEST(ReduceIndex, NarrowOnlyWhereEveryIndexFits) {

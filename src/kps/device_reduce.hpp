@@ -122,11 +122,26 @@ KOKKOS_INLINE_FUNCTION void add_strided(const Load& load, Index i, Index end, In
   for (; i < end; i += stride) acc += load.template vector<V>(i).sum();
 }
 
+/// add_lanes' portable form: 4 x V scalar accumulators, element by element.
+template <int V, class Load, class T>
+KOKKOS_INLINE_FUNCTION void add_lanes_scalar(const Load& load, std::size_t i, std::size_t end, T& acc) {
+  constexpr int L = 4 * V;
+  T s[L] = {};
+  std::size_t e = i * V;
+  const std::size_t stop = end * V;
+  for (; e + L <= stop; e += L)
+    for (int k = 0; k < L; ++k) s[k] += load(e + k);
+  for (; e < stop; ++e) s[0] += load(e);
+  T r = T(0);
+  for (int k = 0; k < L; ++k) r += s[k];
+  acc += r;
+}
+
 /// Adds the vectors [i, end) of V elements to acc in four vector accumulators (4 x V
 /// independent sums, added together once at the end): the host share's loop. Compiled by GCC
 /// or Clang, the accumulators are the compiler's own vector type (vector_size), so the adds
 /// are SIMD instructions whatever its vectorizers decide; elsewhere (nvcc's host pass, other
-/// compilers) 4 x V scalar accumulators added element by element. The vectorizers alone were
+/// compilers) add_lanes_scalar's 4 x V scalar accumulators. The vectorizers alone were
 /// not dependable: GCC 12 compiled arrays of Vec<T, V> accumulators to scalar adds with some
 /// accumulators spilled to the stack, and the element-by-element form to clean SIMD in one
 /// program but, for floating-point dot products in kps-bench, to vector multiplies followed
@@ -153,16 +168,7 @@ KOKKOS_INLINE_FUNCTION void add_lanes(const Load& load, std::size_t i, std::size
   for (int k = 0; k < V; ++k) r += t[k];
   acc += r;
 #else
-  constexpr int L = 4 * V;
-  T s[L] = {};
-  std::size_t e = i * V;
-  const std::size_t stop = end * V;
-  for (; e + L <= stop; e += L)
-    for (int k = 0; k < L; ++k) s[k] += load(e + k);
-  for (; e < stop; ++e) s[0] += load(e);
-  T r = T(0);
-  for (int k = 0; k < L; ++k) r += s[k];
-  acc += r;
+  add_lanes_scalar<V>(load, i, end, acc);
 #endif
 }
 
