@@ -12,6 +12,7 @@ import statistics
 from collections import defaultdict
 
 TYPES = ("int32", "int64", "float", "double")
+TYPE_SIZE = {"int32": 4, "int64": 8, "float": 4, "double": 8}  # bytes per element
 STUDIES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "studies")
 
 

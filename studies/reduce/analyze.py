@@ -90,11 +90,10 @@ def writeback(ok):
         return ""
     head = ["type", "N", "copy: wall / GPU us", "write-back after it: wall / GPU us", "copy GB/s (GPU)",
             "copy GB/s (GPU), write-back counted"]
-    size = {"int32": 4, "int64": 8, "float": 4, "double": 8}
     rows = []
     for r in sorted(rs, key=lambda r: (kpsjson.TYPES.index(r["type"]), r["n"])):
         pair = lambda w, g: f"{kpsjson.fmt(r.get(w))} / {kpsjson.fmt(r.get(g))}"
-        moved = 2e-3 * r["n"] * size[r["type"]]  # bytes read and written, over us: GB/s
+        moved = 2e-3 * r["n"] * kpsjson.TYPE_SIZE[r["type"]]  # bytes read and written, over us: GB/s
         rows.append([r["type"], kpsjson.pow2(r["n"]), pair("copy_wall_us", "copy_gpu_us"),
                      pair("writeback_wall_us", "writeback_gpu_us"),
                      kpsjson.fmt(moved / r["copy_gpu_us"]) if r.get("copy_gpu_us") else "",

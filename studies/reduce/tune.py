@@ -31,7 +31,7 @@ import kpsjson  # noqa: E402
 
 TOLERANCE = 0.03      # "similar optima": within 3 % of a size's best time (study.json may set its own)
 TARGET_BEST = 1.05    # tuned (or the table's entry) within 5 % of the sweep's best
-TYPE_SIZE = {"int32": 4, "float": 4, "int64": 8, "double": 8}
+TYPE_SIZE = kpsjson.TYPE_SIZE
 LARGE_N = 1 << 26     # from here the CUB and bandwidth targets apply
 TARGET_CUB = 1.0
 TARGET_COPY = 0.95
