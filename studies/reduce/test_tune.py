@@ -89,6 +89,23 @@ class Tune(unittest.TestCase):
         for n in LARGE:
             self.assertEqual(best["int32"][n][0], tune.Config(*B))
 
+    def test_tuned_on_round_wall_times_where_every_point_has_them(self):
+        # The loop (back to back, warm cache) favours A at 1000000; the flushed rounds favour B.
+        doc = sweep_doc(canned({("int32", 1000000) + A: 90.0}))
+        for e in doc["benchmarks"]:
+            e["wall_us"] = 50.0 if "/team:256/items:16/manual" in e["name"] else 60.0
+        best = tune.optima(tune.sweep_points(records(doc)), 1024)
+        self.assertEqual(best["int32"][1000000][0], tune.Config(*B))
+        self.assertAlmostEqual(best["int32"][1000000][1], 50e-6)
+        # One point without a wall time: every point is compared by Google Benchmark's time.
+        first = doc["benchmarks"][0]["name"]
+        for e in doc["benchmarks"]:
+            if e["name"] == first:
+                del e["wall_us"]
+        best = tune.optima(tune.sweep_points(records(doc)), 1024)
+        self.assertEqual(best["int32"][1000000][0], tune.Config(*A))
+        self.assertAlmostEqual(best["int32"][1000000][1], 90e-6)
+
     def test_ranges_and_boundaries(self):
         _, _, rows, _ = self.analyse(canned())
         got = [(lo, hi, c) for lo, hi, c, _, _ in rows["int32"]]

@@ -67,16 +67,29 @@ class Config(tuple):
 
 
 def sweep_points(records):
-    """{type: {n: {Config: record}}} of the sweep's passed benchmarks."""
-    out = {}
+    """{type: {n: {Config: record}}} of the sweep's passed benchmarks, each record with the time
+    it is tuned on as `tune_seconds`: the median wall time of the point's interleaved rounds
+    (`wall_us`) where every point has it, else Google Benchmark's time for all of them (older
+    JSON). The rounds time the call the tuned reduction makes, each after a cache flush on a
+    GPU, and the verification compares tuned with the optimum by the same wall times; Google
+    Benchmark's loop repeats the call back to back, so data up to the L2's size (12.5 million
+    int32 on an H100) are read from the cache there, and another configuration wins (session 16:
+    int32 5·10^6, the loop's optimum 1.10 x the best wall time)."""
+    sel = []
     for r in records:
         if r.get("family") != "reduce_sweep" or "error" in r or not r.get("n") or not r.get("type"):
             continue
         p = r["params"]
         if "team" not in p or "items" not in p:
             continue
+        sel.append(r)
+    wall = bool(sel) and all(r.get("wall_us") for r in sel)
+    out = {}
+    for r in sel:
+        p = r["params"]
         c = Config(r["variant"], p["team"], p["items"], p.get("waves", 0))
-        out.setdefault(r["type"], {}).setdefault(r["n"], {})[c] = r
+        rec = dict(r, tune_seconds=r["wall_us"] * 1e-6 if wall else r["seconds"])
+        out.setdefault(r["type"], {}).setdefault(r["n"], {})[c] = rec
     return out
 
 
@@ -84,13 +97,13 @@ def config_seconds(points_n, c, n, concurrency):
     """Time of configuration c at n. A capped configuration whose cap does not bind at n was
     not run there (it launches exactly the seed's league): the seed point's time stands in."""
     if c in points_n:
-        return points_n[c]["seconds"]
+        return points_n[c]["tune_seconds"]
     if c.waves:
         tile = c.team * c.items
         if math.ceil(n / tile) <= c.league(concurrency):
             seed = Config("seed", c.team, c.items)
             if seed in points_n:
-                return points_n[seed]["seconds"]
+                return points_n[seed]["tune_seconds"]
     return None
 
 
@@ -99,8 +112,8 @@ def optima(points, concurrency):
     out = {}
     for t, by_n in points.items():
         for n, pts in by_n.items():
-            best = min(pts, key=lambda c: (pts[c]["seconds"], c))
-            out.setdefault(t, {})[n] = (best, pts[best]["seconds"])
+            best = min(pts, key=lambda c: (pts[c]["tune_seconds"], c))
+            out.setdefault(t, {})[n] = (best, pts[best]["tune_seconds"])
     return out
 
 
@@ -228,7 +241,7 @@ def plot_size(path, t, n, pts, best, ctx):
     curves = {}
     for c, r in pts.items():
         x = r.get("load_per_thread") or c.items
-        curves.setdefault((c.team, c.waves), []).append((x, r["seconds"] * 1e6))
+        curves.setdefault((c.team, c.waves), []).append((x, r["tune_seconds"] * 1e6))
     colors = {}
     for (team, waves), xy in sorted(curves.items()):
         xy.sort()
@@ -310,8 +323,9 @@ def verify_checks(records, best, rows, concurrency):
                 elif same_run:
                     tuned_s, best_s = call_seconds(tuned, same_run)
                     vs_best = tuned_s / best_s
-                else:
-                    vs_best = tuned["seconds"] / best[src][n][1]
+                else:  # against the sweep's own time of its optimum (tune_seconds)
+                    tuned_s = tuned["wall_us"] * 1e-6 if tuned.get("wall_us") else tuned["seconds"]
+                    vs_best = tuned_s / best[src][n][1]
                 vs_text = kpsjson.fmt(vs_best) + ("" if same_run else " (sweep's)")
                 if src != t:  # not swept: a same-size type's optimum, for information
                     vs_text += f" ({src}'s)"
@@ -366,10 +380,10 @@ def analyze(records, ctx, outdir, sweep="", command="", bench_commands=(), link_
     os.makedirs(outdir, exist_ok=True)
 
     write_csv(os.path.join(outdir, "sweep.csv"),
-              ["type", "n", "variant", "team", "items", "waves", "league", "load_per_thread", "seconds", "GB/s",
-               "ratio_to_copy", "ratio_to_cub"],
-              [[t, n, c.variant, c.team, c.items, c.waves, r.get("league"), r.get("load_per_thread"), r["seconds"],
-                r.get("GB/s"), r.get("ratio_to_copy"), r.get("ratio_to_cub")]
+              ["type", "n", "variant", "team", "items", "waves", "league", "load_per_thread", "seconds",
+               "loop_seconds", "GB/s", "ratio_to_copy", "ratio_to_cub"],
+              [[t, n, c.variant, c.team, c.items, c.waves, r.get("league"), r.get("load_per_thread"),
+                r["tune_seconds"], r["seconds"], r.get("GB/s"), r.get("ratio_to_copy"), r.get("ratio_to_cub")]
                for t in sorted(points) for n in sorted(points[t]) for c, r in sorted(points[t][n].items())])
 
     # Optimum per size and the table's choice there.
@@ -397,7 +411,9 @@ def analyze(records, ctx, outdir, sweep="", command="", bench_commands=(), link_
 
     md.append("Every (team size, items per thread) with N >= team x items, league from the seed's relation "
               "ceil(N / (team x items)) (`seed`) or capped at W waves of teams (`capped`, W x concurrency / team); "
-              f"medians of the repetitions. Ranges merge sizes whose optima are within {tolerance:.0%}. "
+              "times: the median wall time of each point's interleaved rounds (on a GPU every call after a cache "
+              "flush), Google Benchmark's median where the JSON has none. "
+              f"Ranges merge sizes whose optima are within {tolerance:.0%}. "
               "`table / best`: the table's configuration at that N over the optimum "
               f"(target <= {TARGET_BEST}).\n")
     md.append("#### Optimum per size\n")
