@@ -10,6 +10,7 @@
 
 #include "kps/cuda/event_timer.hpp"
 #include "kps/impl/kokkos_compat.hpp"
+#include "rounds.hpp"
 
 namespace kps::bench {
 
@@ -159,21 +160,30 @@ const CacheFlush& cache_flush() {
   return *flush;
 }
 
-/// The call at position j of round r: each round starts one call further on, so that every
-/// call takes every place in the rounds equally often (as far as the rounds go) and no call
-/// owes its ratio to where it stands after the flush.
-std::size_t rotated(std::size_t j, int r, std::size_t calls) { return (j + std::size_t(r)) % calls; }
+/// `reps` rounded up to whole Williams designs of `calls` calls (bench/rounds.hpp).
+int whole_designs(int reps, std::size_t calls) {
+  const int d = static_cast<int>(design_rounds(calls));
+  return (reps + d - 1) / d * d;
+}
 }  // namespace
 
 Medians interleaved_medians(const Exec& exec, const std::vector<std::function<void()>>& fs, const Rounds& rounds) {
   std::vector<std::vector<double>> wall(fs.size()), gpu(fs.size());
   const CacheFlush& flush = cache_flush();
   for (const auto& f : fs) f();  // warm-up
+  // Rounds in whole Williams designs: every call takes every place after the flush, and
+  // follows every other call, equally often (bench/rounds.hpp). Until session 16 the rounds
+  // rotated one fixed order, so each call always followed the same one: in the H100's tuning
+  // verification the tuned call, which followed CUB's, read a median 1.02 x the time of the
+  // sweep point that ran the very same configuration (studies/reduce/README.md).
+  const int min_reps = whole_designs(rounds.reps, fs.size());
+  const int max_reps = whole_designs(rounds.max_reps, fs.size());
   double timed = 0;
   int reps = 0;
-  for (; reps < rounds.reps || (reps < rounds.max_reps && timed < rounds.seconds); ++reps)
+  for (; reps < min_reps || (reps < max_reps && (timed < rounds.seconds || reps % design_rounds(fs.size())));
+       ++reps)
     for (std::size_t j = 0; j < fs.size(); ++j) {
-      const std::size_t k = rotated(j, reps, fs.size());
+      const std::size_t k = round_order(j, std::size_t(reps), fs.size());
       exec.fence();
       flush(exec);
       Kokkos::Timer timer;
@@ -194,7 +204,7 @@ Medians interleaved_medians(const Exec& exec, const std::vector<std::function<vo
     kps::cuda::EventTimer events;
     for (int i = 0; i < reps; ++i)
       for (std::size_t j = 0; j < fs.size(); ++j) {
-        const std::size_t k = rotated(j, i, fs.size());
+        const std::size_t k = round_order(j, std::size_t(i), fs.size());
         exec.fence();
         flush(exec);
         events.start(exec);

@@ -86,8 +86,9 @@ double timed_loop(benchmark::State& state, const Exec& exec, F&& f) {
 double median_seconds(const Exec& exec, const std::function<void()>& f, int reps = 15);
 
 /// Medians of the calls in `fs`, timed in interleaved rounds (each round times every call once,
-/// round r in the order fs[r], fs[r+1], ... cyclically, after one warm-up round, so no call
-/// keeps one place in the rounds): a variant and its peers see the same device
+/// after one warm-up round, in the orders of a Williams design, bench/rounds.hpp: in whole
+/// designs, every call takes every place and follows every other call equally often, so
+/// no call keeps one place or one predecessor): a variant and its peers see the same device
 /// state, so a drift of that state (placement of a fresh allocation, clocks) moves them
 /// alike and their ratio stays a ratio measured side by side. On GPUs an untimed read of 4x
 /// the last-level cache precedes every timed call, so no call pays for its predecessor's
@@ -103,9 +104,10 @@ struct Medians {
   std::vector<double> gpu;
   int rounds = 0;  ///< wall-timed rounds (and as many event-timed ones where `gpu` is set)
 };
-/// How many rounds: at least `reps`; more, up to `max_reps`, while the timed calls of the
-/// rounds so far add up to less than `seconds` (short calls get more rounds: the median of 15
-/// calls of 20 us moves with one slow wake-up of the host). `device` false skips the
+/// How many rounds (each count rounded up to whole designs): at least `reps`; more, up to
+/// `max_reps`, while the timed calls of the rounds so far add up to less than `seconds`
+/// (short calls get more rounds: the median of 15 calls of 20 us moves with one slow wake-up
+/// of the host). `device` false skips the
 /// event-timed rounds (`gpu` stays empty); where they run, they run as many rounds.
 struct Rounds {
   int reps = 15;

@@ -1,0 +1,55 @@
+// The order of the benchmarks' interleaved rounds (bench/rounds.hpp): a Williams design.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "rounds.hpp"
+
+using kps::bench::design_rounds;
+using kps::bench::round_order;
+
+TEST(Rounds, WilliamsDesignBalancesPlacesAndPredecessors) {
+  for (std::size_t n = 1; n <= 9; ++n) {
+    const std::size_t rounds = design_rounds(n);
+    const std::size_t each = n % 2 ? 2 : 1;  // times each place and each ordered pair occur
+    std::map<std::pair<std::size_t, std::size_t>, int> place, follows;
+    for (std::size_t r = 0; r < rounds; ++r) {
+      std::set<std::size_t> seen;
+      for (std::size_t j = 0; j < n; ++j) {
+        const std::size_t k = round_order(j, r, n);
+        ASSERT_LT(k, n);
+        seen.insert(k);
+        ++place[{j, k}];
+        if (j > 0) ++follows[{round_order(j - 1, r, n), k}];
+      }
+      EXPECT_EQ(seen.size(), n) << "round " << r << " of " << n << " calls is not a permutation";
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      for (std::size_t k = 0; k < n; ++k) {
+        EXPECT_EQ(place[std::make_pair(j, k)], int(each)) << n << " calls: call " << k << " at " << j;
+      }
+    }
+    for (std::size_t a = 0; a < n; ++a) {
+      for (std::size_t b = 0; b < n; ++b) {
+        if (a == b) continue;
+        EXPECT_EQ(follows[std::make_pair(a, b)], int(each)) << n << " calls: " << b << " after " << a;
+      }
+    }
+  }
+}
+
+TEST(Rounds, RepeatsAfterOneDesign) {
+  EXPECT_EQ(design_rounds(4), 4u);
+  EXPECT_EQ(design_rounds(3), 6u);
+  const std::vector<std::size_t> four{0, 1, 3, 2};  // row 0 for four calls
+  for (std::size_t j = 0; j < 4; ++j) {
+    EXPECT_EQ(round_order(j, 0, 4), four[j]);
+    EXPECT_EQ(round_order(j, 4, 4), four[j]);
+    EXPECT_EQ(round_order(j, 1, 4), (four[j] + 1) % 4);
+  }
+  EXPECT_EQ(round_order(0, 3, 3), 2u);  // odd: round 3 runs round 0 (0, 1, 2) backwards
+  EXPECT_EQ(round_order(2, 3, 3), 0u);
+}
