@@ -107,8 +107,8 @@ struct Medians {
 /// How many rounds (each count rounded up to whole designs): at least `reps`; more, up to
 /// `max_reps`, while the timed calls of the rounds so far add up to less than `seconds`
 /// (short calls get more rounds: the median of 15 calls of 20 us moves with one slow wake-up
-/// of the host). `device` false skips the
-/// event-timed rounds (`gpu` stays empty); where they run, they run as many rounds.
+/// of the host). `device` false skips the event-timed rounds (`gpu` stays empty); where they
+/// run, they run as many rounds.
 struct Rounds {
   int reps = 15;
   int max_reps = 15;

@@ -2,7 +2,7 @@
 (reduce_sweep/<seed|capped>/<type>/<N>/team:T/items:I[/waves:W]).
 
 1. Optimum per (type, N): the configuration (variant, team size, items per thread, waves)
-   with the smallest median time.
+   with the smallest median wall time of its interleaved rounds (sweep_points, tune_seconds).
 2. Ranges: sizes are walked upwards and kept in one range while some configuration stays
    within TOLERANCE (3 %) of every size's optimum ("similar optima"); the range's entry is
    the configuration whose worst ratio to the optimum over the range is smallest. A range
@@ -324,8 +324,7 @@ def verify_checks(records, best, rows, concurrency):
                     tuned_s, best_s = call_seconds(tuned, same_run)
                     vs_best = tuned_s / best_s
                 else:  # against the sweep's own time of its optimum (tune_seconds)
-                    tuned_s = tuned["wall_us"] * 1e-6 if tuned.get("wall_us") else tuned["seconds"]
-                    vs_best = tuned_s / best[src][n][1]
+                    vs_best = call_seconds(tuned)[0] / best[src][n][1]
                 vs_text = kpsjson.fmt(vs_best) + ("" if same_run else " (sweep's)")
                 if src != t:  # not swept: a same-size type's optimum, for information
                     vs_text += f" ({src}'s)"
