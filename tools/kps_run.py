@@ -300,7 +300,10 @@ def tune_analysis(dest, tables, sweep_ids, command, sweep_text, tolerance):
     for d in docs:
         ctx.update(kpsjson.context(d))
     records = [r for d in docs for r in kpsjson.medians(d)]
-    bench_cmds = sorted({d["context"].get("kps_command", "") for d in docs} - {""})
+    # each sweep run's command with the binary and date that ran it: a table may come from runs of
+    # different sessions (the header's date and kps_revision are those of the last run)
+    bench_cmds = sorted({f"{d['context']['kps_command']}  [revision {d['context'].get('kps_git_revision', '?')}, "
+                         f"{d['context'].get('date', '?')}]" for d in docs if d["context"].get("kps_command")})
     text = tune.table_only(records, ctx, sweep_text, command, bench_cmds, tolerance)
     if text is None:
         die(f"no sweep results in {dest}")
