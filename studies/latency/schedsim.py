@@ -21,10 +21,13 @@ Usage (SASS from the CUDA build; cuobjdump ships with the CUDA toolkit):
   studies/latency/schedsim.py scan --sass kokkos.sass native.sass --kernel cuda/fast_cosf/1 --blocks 0,0,1
 """
 import argparse
-import json
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import analyze  # noqa: E402  (the study's reading of the JSON and its placement rule)
+from analyze import kpsjson  # noqa: E402
 
 PIPES = {  # opcode -> pipe on sm_90 (the XU pipe: 16 lanes per SM, 4 per scheduler)
     "FADD": "fma", "FMUL": "fma", "FFMA": "fma", "HFMA2": "fma", "IMAD": "fma",
@@ -38,8 +41,6 @@ PIPES = {  # opcode -> pipe on sm_90 (the XU pipe: 16 lanes per SM, 4 per schedu
 OCCUPANCY = {"fma": 1, "alu": 2, "br": 1, "uni": 1, "mem": 1, "xu": 8}
 LATENCY = {"fma": 4, "alu": 4, "br": 1, "uni": 2, "mem": 20}
 TICKS = 10  # simulation ticks per cycle (calibrated latencies are not whole cycles)
-SMSP = 4
-ITERATIONS = 65536
 
 
 def functions(text):
@@ -105,12 +106,12 @@ def loop_trace(lines):
     return trace
 
 
-def simulate(trace, blocks, passes, xu_latency, policy="blockgto", xu_occupancy=OCCUPANCY["xu"]):
+def simulate(trace, blocks, passes, xu_latency, policy="blockgto"):
     """Cycles until each warp has run `passes` passes of trace. blocks: the block (age rank, 0 = launched first) of
     each warp on the scheduler, warps listed in launch order. All warps start at cycle 0."""
     n, length = len(blocks), len(trace)
     lat = [round(TICKS * (xu_latency if p == "xu" else LATENCY[p])) for p, _, _, _ in trace]
-    occ = {p: round(TICKS * (xu_occupancy if p == "xu" else o)) for p, o in OCCUPANCY.items()}
+    occ = {p: round(TICKS * o) for p, o in OCCUPANCY.items()}
     pc, passes_done, ready = [0] * n, [0] * n, [dict() for _ in range(n)]
     next_issue, finish, free = [0] * n, [None] * n, dict.fromkeys(occ, 0)
     t, done, last, rr = 0, 0, None, 0
@@ -149,12 +150,10 @@ def simulate(trace, blocks, passes, xu_latency, policy="blockgto", xu_occupancy=
 
 
 def scheduler_blocks(blocks_on_sm, warps_per_block):
-    """Block of each warp on each scheduler: an SM's warps, in launch order, go round robin over its schedulers
-    (the %warpid probe, latency/cuda/placement)."""
-    out = [[] for _ in range(SMSP)]
-    for k in range(blocks_on_sm * warps_per_block):
-        out[k % SMSP].append(k // warps_per_block)
-    return [tuple(b) for b in out if b]
+    """Block of each warp on each scheduler (the study's placement rule, analyze.scheduler_block_warps)."""
+    out = [tuple(b for b, count in enumerate(analyze.scheduler_block_warps(blocks_on_sm, warps_per_block, s))
+                 for _ in range(count)) for s in range(analyze.SCHEDULERS)]
+    return [b for b in out if b]
 
 
 class Kernel:
@@ -178,7 +177,7 @@ class Kernel:
     def calibrate(self, one_warp_ns, eight_warps_ns):
         """XU latency so that one warp takes one_warp_ns per iteration once scaled, and the scale (ns per cycle)
         so that eight warps of one block take eight_warps_ns."""
-        scale = 1 / 1.98
+        scale = 0.5  # ns per cycle: a starting guess
         for _ in range(3):
             lo, hi = 1.0, 300.0
             for _ in range(22):
@@ -189,14 +188,14 @@ class Kernel:
         self.scale = scale
         return self
 
-    def predict_ms(self, league, team_size, blocks_per_sm, sms):
+    def predict_ms(self, league, team_size, blocks_per_sm, sms, iterations):
         """Waves one after the other (as the C++ model); per wave the SM with the most blocks and its slowest
         scheduler."""
         warps, total, left = -(-team_size // 32), 0.0, league
         while left > 0:
             in_wave = min(left, sms * blocks_per_sm)
             worst = max(self.cycles(b, self.xu_latency) for b in scheduler_blocks(-(-in_wave // sms), warps))
-            total += worst * self.scale * ITERATIONS * 1e-6
+            total += worst * self.scale * iterations * 1e-6
             left -= in_wave
         return total
 
@@ -220,32 +219,28 @@ def kernels_of(sass_texts):
 
 
 def measured(results_dir):
-    """{(impl, math, chains, threads, teams): benchmark} of the latency sweep's medians."""
-    rows = {}
-    for f in sorted(os.listdir(results_dir)):
-        if not (f.startswith("latency-") and f.endswith(".json")) or "placement" in f:
-            continue
-        with open(os.path.join(results_dir, f)) as fh:
-            for b in json.load(fh)["benchmarks"]:
-                m = re.match(r"latency/(\w+)/(\w+)/chains:(\d)/threads:(\d+)/teams:(\w+)/", b["name"])
-                if m and b.get("aggregate_name") == "median":
-                    rows[(m[1], m[2], int(m[3]), int(m[4]), m[5])] = b
-    return rows
+    """({(impl, math, chains, threads, teams): point}, SMs) of the GPU latency sweep in a results folder, read as
+    the study's analysis reads it (the newest run of each benchmark)."""
+    _, records, ctx = kpsjson.load_results(results_dir)
+    rows = {(p["impl"], p["math"], p["chains"], p["threads"], p["teams"]): p
+            for p in analyze.points(records) if "blocks_per_sm" in p}
+    return rows, int(ctx.get("device_compute_units", 0))
 
 
-def fit(traces, rows, policy, passes, sms=132, out=sys.stdout):
+def fit(traces, rows, sms, policy, passes, out=sys.stdout):
     """Calibrates each kernel from its two points and predicts the rest; returns the relative errors."""
     errors = {}
     for key in sorted(traces):
         impl, math, chains = key
-        points = {k[3:]: b for k, b in rows.items() if k[:3] == key}
+        points = {k[3:]: p for k, p in rows.items() if k[:3] == key}
         if (32, "1") not in points or (1024, "1") not in points:
             continue
-        ns = {p: points[p]["real_time"] / ITERATIONS * 1e6 for p in ((32, "1"), (1024, "1"))}
+        ns = {c: points[c]["ms"] / points[c]["loop_iterations"] * 1e6 for c in ((32, "1"), (1024, "1"))}
         k = Kernel(traces[key], chains, policy, passes).calibrate(ns[(32, "1")], ns[(1024, "1")])
         misses = []
-        for (threads, teams), b in sorted(points.items()):
-            e = k.predict_ms(int(b["league"]), threads, int(b["blocks_per_sm"]), sms) / b["real_time"] - 1
+        for (threads, teams), p in sorted(points.items()):
+            ms = k.predict_ms(int(p["league"]), threads, int(p["blocks_per_sm"]), sms, p["loop_iterations"])
+            e = ms / p["ms"] - 1
             errors[key + (threads, teams)] = e
             if abs(e) > 0.10:
                 misses.append(f"{threads}/{teams} {e:+.3f}")
@@ -275,7 +270,10 @@ def main(argv=None):
     if not traces:
         sys.exit("schedsim: no cos-loop kernel in " + ", ".join(a.sass))
     if a.command == "fit":
-        fit(traces, measured(a.results), a.policy, a.passes)
+        rows, sms = measured(a.results)
+        if not rows or sms < 1:
+            sys.exit(f"schedsim: no GPU latency sweep (with its SM count) in {a.results}")
+        fit(traces, rows, sms, a.policy, a.passes)
         return
     impl, math, chains = a.kernel.split("/")
     trace = traces[(impl, math, int(chains))]

@@ -86,14 +86,17 @@ class Fit(unittest.TestCase):
         self.assertAlmostEqual(k.cycles((0,) * 8, k.xu_latency) * k.scale, eight, delta=1e-9)
         bench = []
         for threads, teams, league in ((32, "1", 1), (1024, "1", 1), (256, "2sm", 264)):
-            ms = k.predict_ms(league, threads, 2, 132) * (1.05 if teams == "2sm" else 1)
-            bench.append({"name": f"latency/cuda/fast_cosf/chains:1/threads:{threads}/teams:{teams}/manual_time_median",
-                          "aggregate_name": "median", "real_time": ms, "league": league, "blocks_per_sm": 2})
+            ms = k.predict_ms(league, threads, 2, 132, 1000) * (1.05 if teams == "2sm" else 1)
+            bench.append({"name": f"latency/cuda/fast_cosf/chains:1/threads:{threads}/teams:{teams}/manual_time",
+                          "run_type": "aggregate", "aggregate_name": "median", "real_time": ms, "time_unit": "ms",
+                          "league": league, "blocks_per_sm": 2, "loop_iterations": 1000})
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "latency-cuda.json"), "w") as f:
-                json.dump({"benchmarks": bench}, f)
+                json.dump({"context": {"device_compute_units": "132"}, "benchmarks": bench}, f)
+            rows, sms = schedsim.measured(d)
+            self.assertEqual(sms, 132)
             with open(os.devnull, "w") as null:
-                errors = schedsim.fit({("cuda", "fast_cosf", 1): trace}, schedsim.measured(d), "blockgto", 24, out=null)
+                errors = schedsim.fit({("cuda", "fast_cosf", 1): trace}, rows, sms, "blockgto", 24, out=null)
         self.assertEqual(len(errors), 3)
         self.assertAlmostEqual(errors[("cuda", "fast_cosf", 1, 256, "2sm")], 1 / 1.05 - 1, delta=0.01)
         self.assertLess(abs(errors[("cuda", "fast_cosf", 1, 1024, "1")]), 1e-9)
