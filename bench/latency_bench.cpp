@@ -18,7 +18,7 @@
 
 #include "common.hpp"
 #include "cos_calibration.hpp"
-#include "kps/cuda/kokkos_attributes.hpp"
+#include "kps/cuda/kokkos_launch.hpp"
 #include "kps/cuda/native_kernels.hpp"
 #include "kps/latency.hpp"
 #include "kps/latency_model.hpp"

@@ -18,7 +18,7 @@
 #include <tuple>
 
 #include "common.hpp"
-#include "kps/cuda/kokkos_attributes.hpp"
+#include "kps/cuda/kokkos_launch.hpp"
 #include "kps/cuda/native_kernels.hpp"
 #include "kps/occupancy.hpp"
 #include "kps/spin.hpp"
@@ -44,15 +44,22 @@ const char* to_string(Bounds b) {
   }
 }
 
-/// Calls f(functor type, MaxThreads, MinBlocks) for a bounds variant.
+/// A type as a value, for generic lambdas (no functor object, whose View member g++ 12 fails
+/// to construct in a value-initialized temporary against Kokkos 5's View).
+template <class T>
+struct Type {
+  using type = T;
+};
+
+/// Calls f(Type<functor type>) for a bounds variant.
 template <class F>
 auto with_bounds(Bounds b, F&& f) {
   switch (b) {
-    case Bounds::b1024x1: return f(impl::SpinTeams<Exec, Kokkos::LaunchBounds<1024, 1>, live_values>{});
-    case Bounds::b512x2: return f(impl::SpinTeams<Exec, Kokkos::LaunchBounds<512, 2>, live_values>{});
-    case Bounds::b256x4: return f(impl::SpinTeams<Exec, Kokkos::LaunchBounds<256, 4>, live_values>{});
-    case Bounds::b256x8: return f(impl::SpinTeams<Exec, Kokkos::LaunchBounds<256, 8>, live_values>{});
-    default: return f(impl::SpinTeams<Exec, Kokkos::LaunchBounds<0, 0>, live_values>{});
+    case Bounds::b1024x1: return f(Type<impl::SpinTeams<Exec, Kokkos::LaunchBounds<1024, 1>, live_values>>{});
+    case Bounds::b512x2: return f(Type<impl::SpinTeams<Exec, Kokkos::LaunchBounds<512, 2>, live_values>>{});
+    case Bounds::b256x4: return f(Type<impl::SpinTeams<Exec, Kokkos::LaunchBounds<256, 4>, live_values>>{});
+    case Bounds::b256x8: return f(Type<impl::SpinTeams<Exec, Kokkos::LaunchBounds<256, 8>, live_values>>{});
+    default: return f(Type<impl::SpinTeams<Exec, Kokkos::LaunchBounds<0, 0>, live_values>>{});
   }
 }
 
@@ -85,8 +92,8 @@ long long spin_ticks(const Options& o) { return o.host ? host_spin_ns : gpu_spin
 void launch(const Options& o, const Launch& l, const Ticks& out) {
   const SpinConfig cfg{static_cast<int>(l.blocks), l.threads, spin_ticks(o), l.smem, l.desired};
   if (!l.native() && l.pressure)
-    return with_bounds(l.bounds, [&](auto functor) {
-      using B = BoundsOf<decltype(functor)>;
+    return with_bounds(l.bounds, [&](auto type) {
+      using B = BoundsOf<typename decltype(type)::type>;
       spin_teams<B::max_threads, B::min_blocks, B::live>(Exec(), cfg, out);
     });
   if (!l.native()) return spin_teams(Exec(), cfg, out);
@@ -143,8 +150,8 @@ KernelResources resources(const Options& o, const Launch& l) {
     if (l.native())
       a = kps::cuda::spin_native_attributes(l.registers);
     else if (l.pressure)
-      a = with_bounds(l.bounds, [](auto functor) {
-        using F = decltype(functor);
+      a = with_bounds(l.bounds, [](auto type) {
+        using F = typename decltype(type)::type;
         return kps::cuda::kokkos_team_for_attributes<F, typename F::Policy>(Exec());
       });
     else
@@ -224,8 +231,9 @@ std::vector<int> register_variants() {
 /// scratch than Kokkos allows, more threads than a register-heavy kernel can launch).
 bool launchable(const Launch& l) {
   if (!l.native() && l.pressure)
-    return with_bounds(l.bounds, [&](auto functor) {
-      using F = decltype(functor);
+    return with_bounds(l.bounds, [&](auto type) {
+      using F = typename decltype(type)::type;
+      const F functor;
       return l.threads <= typename F::Policy(1, 1).team_size_max(functor, Kokkos::ParallelForTag{});
     });
   if (!l.native()) return l.smem <= static_cast<std::size_t>(SpinFunctor::Policy::scratch_size_max(0));

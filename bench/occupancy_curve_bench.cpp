@@ -9,9 +9,10 @@
 // Every point is one wave of b x SMs teams, so b teams run on every SM. The team scratch is
 // chosen with the occupancy model (scratch_bytes_for_blocks: the kernel's registers, Kokkos'
 // static and dynamic shared memory, the reserved 1 KB) so that b teams fit an SM and b + 1 do
-// not, which makes the placement even (no SM can take more than b). Kokkos asks for at most
-// the default 48 KB of shared memory per team, which leaves at least 4 teams per SM on an
-// H100; below that the scratch keeps that floor and the one-wave league alone sets b (the
+// not, which makes the placement even (no SM can take more than b). Kokkos up to 5.1 asks for
+// at most the default 48 KB of shared memory per team, which leaves at least 4 teams per SM on
+// an H100 (5.2 opts in to more, and scratch reaches lower); below what the scratch can reach
+// the one-wave league alone sets b (the
 // distributor spreads one wave evenly: latency/cuda/placement). The functors do not touch
 // their scratch: asking for it is what limits the occupancy.
 // The work is the same at every b: the cos loop runs (iterations x 2048/T) / b iterations per
@@ -36,7 +37,7 @@
 #include "checks.hpp"
 #include "common.hpp"
 #include "cos_calibration.hpp"
-#include "kps/cuda/kokkos_attributes.hpp"
+#include "kps/cuda/kokkos_launch.hpp"
 #include "kps/device_reduce.hpp"
 #include "kps/latency.hpp"
 #include "kps/latency_model.hpp"
@@ -139,65 +140,30 @@ struct Resources {
 // build may run a host space: KPS_EXECUTION_SPACE).
 namespace cuda_side {
 
-template <class E, class Functor>
-using ForLaunch = Kokkos::Impl::CudaParallelLaunch<Kokkos::Impl::ParallelFor<Functor, Kokkos::TeamPolicy<E>, Kokkos::Cuda>,
-                                                   typename Kokkos::TeamPolicy<E>::launch_bounds>;
-
-#if KOKKOS_VERSION >= 40100
-// The driver Kokkos 4.1+ builds for parallel_reduce(policy, functor, int32 result)
-// (Kokkos_Parallel_Reduce.hpp, ParallelReduceAdaptor::execute_impl).
-template <class E, class Functor>
-using ReduceDriver = Kokkos::Impl::ParallelReduce<
-    Kokkos::Impl::CombinedFunctorReducer<
-        Functor, typename Kokkos::Impl::FunctorAnalysis<Kokkos::Impl::FunctorPatternInterface::REDUCE,
-                                                        Kokkos::TeamPolicy<E>, Functor, std::int32_t>::Reducer>,
-    Kokkos::TeamPolicy<E>, Kokkos::Cuda>;
-template <class E, class Functor>
-using ReduceLaunch =
-    Kokkos::Impl::CudaParallelLaunch<ReduceDriver<E, Functor>, typename Kokkos::TeamPolicy<E>::launch_bounds>;
-#endif
-
-/// The runtime's blocks per SM for the kernel behind Launch (Kokkos' get_kernel_func), -1
-/// where this Kokkos' launch layer does not expose it.
+/// The resources of the kernel behind Launch (kps/cuda/kokkos_launch.hpp) and the runtime's count.
 template <class Launch>
-auto runtime_blocks(int threads, std::size_t dynamic, int) -> decltype(Launch::get_kernel_func(), int()) {
-  int blocks = 0;
-  const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, Launch::get_kernel_func(), threads, dynamic);
-  if (e != cudaSuccess)
-    throw std::runtime_error(std::string("cudaOccupancyMaxActiveBlocksPerMultiprocessor: ") + cudaGetErrorString(e));
-  return blocks;
-}
-template <class Launch>
-int runtime_blocks(int, std::size_t, long) {
-  return -1;
-}
-
-template <class Launch>
-Resources of(int registers, std::size_t static_smem, int team_size, std::size_t scratch) {
+Resources of(int team_size, std::size_t scratch) {
+  const kps::cuda::KernelAttributes a = kps::cuda::launch_attributes<Launch>(Kokkos::Cuda());
   Resources r;
-  r.kernel = KernelResources{team_size, registers, static_smem, kokkos_team_shmem(team_size)};
-  r.runtime_blocks = runtime_blocks<Launch>(team_size, r.kernel.dynamic_smem + scratch, 0);
+  r.kernel = KernelResources{team_size, a.registers, a.static_smem, kokkos_team_shmem(team_size)};
+  r.runtime_blocks = kps::cuda::launch_max_active_blocks<Launch>(team_size, r.kernel.dynamic_smem + scratch);
   return r;
 }
 
 template <class E>
 Resources cos_resources(CosMath math, int team_size, std::size_t scratch) {
-  auto get = [&](auto functor) {
-    using F = decltype(functor);
-    const kps::cuda::KernelAttributes a = kps::cuda::kokkos_team_for_attributes<F, Kokkos::TeamPolicy<E>>(E());
-    return of<ForLaunch<E, F>>(a.registers, a.static_smem, team_size, scratch);
-  };
-  return math == CosMath::fast ? get(impl::CosLoop<E, 1, CosMath::fast>{})
-                               : get(impl::CosLoop<E, 1, CosMath::accurate>{});
+  using Policy = Kokkos::TeamPolicy<E>;
+  return math == CosMath::fast
+             ? of<kps::cuda::TeamForLaunch<impl::CosLoop<E, 1, CosMath::fast>, Policy>>(team_size, scratch)
+             : of<kps::cuda::TeamForLaunch<impl::CosLoop<E, 1, CosMath::accurate>, Policy>>(team_size, scratch);
 }
 
 template <class E>
 Resources reduce_resources(int v, int team_size, std::size_t scratch) {
 #if KOKKOS_VERSION >= 40100
   auto get = [&](auto width) {
-    using L = ReduceLaunch<E, impl::ReduceKernel<E, std::int32_t, decltype(width)::value, Load>>;
-    const cudaFuncAttributes a = kps::cuda::impl::func_attributes<L>(E().cuda_device(), 0);
-    return of<L>(a.numRegs, a.sharedSizeBytes, team_size, scratch);
+    using Kernel = impl::ReduceKernel<E, std::int32_t, decltype(width)::value, Load>;
+    return of<kps::cuda::TeamReduceLaunch<Kernel, Kokkos::TeamPolicy<E>, std::int32_t>>(team_size, scratch);
   };
   switch (v) {
     case 4: return get(std::integral_constant<int, 4>{});
@@ -237,7 +203,9 @@ Resources resources(const Point& p, int v, std::size_t scratch) {
 /// the one-wave league alone sets the teams per SM (scratch_bytes counter).
 std::size_t accepted_scratch(const Point& p, std::size_t wanted) {
   const auto admits = [&](std::size_t bytes) {
-    const Policy pol = policy(1, p.team_size, bytes);
+    // A probe of one thread: Kokkos 5.1 and later refuse to construct a policy past its limits.
+    if (bytes > static_cast<std::size_t>(Policy::scratch_size_max(0))) return false;
+    const Policy pol = policy(1, 1, bytes);
     const int most = p.kernel == Kernel::reduce
                          ? pol.team_size_max(Reduce<1>{Load{nullptr}, 0}, Kokkos::ParallelReduceTag())
                          : pol.team_size_max(Cos<CosMath::accurate>{Sums(), 0}, Kokkos::ParallelForTag());
@@ -257,7 +225,12 @@ std::size_t scratch_for(const Options& o, const Point& p, int v) {
   const DeviceLimits& limits = limits_for(o.device.compute_capability);
   const KernelResources k = resources(p, v, 0).kernel;
   if (p.blocks >= occupancy(limits, k).blocks_per_sm) return 0;
-  const std::size_t most = limits.smem_per_block;  // Kokkos does not opt in to more (sharedMemPerBlock)
+  // The most dynamic shared memory Kokkos asks for a team: its own share and the largest
+  // scratch it admits. Up to Kokkos 5.1 that stays within the default 48 KB per block; from
+  // Kokkos 5.2 it opts in to more on CUDA (scratch_size_max(0) grows); never past the device's opt-in.
+  const std::size_t kokkos_most = static_cast<std::size_t>(Policy::scratch_size_max(0)) + kokkos_team_shmem(p.team_size);
+  const std::size_t most = std::min(std::max<std::size_t>(limits.smem_per_block, kokkos_most),
+                                    std::max(limits.smem_per_block, limits.smem_per_block_optin));
   const std::size_t wanted =
       scratch_bytes_for_blocks(limits, k, std::max(p.blocks, fewest_blocks_by_shared_memory(limits, k, most)), most);
   return accepted_scratch(p, wanted);

@@ -33,7 +33,10 @@ std::string compiler() {
 
 std::string kokkos_backends() {
   std::string s;
-  auto add = [&](const char* b) { s += (s.empty() ? "" : ",") + std::string(b); };
+  auto add = [&](const char* b) {
+    if (!s.empty()) s += ',';
+    s += b;
+  };
 #if defined(KOKKOS_ENABLE_SERIAL)
   add("Serial");
 #endif

@@ -33,8 +33,8 @@ struct SpinTeams {
   using Policy = Kokkos::TeamPolicy<Exec, Bounds>;
   using Scratch = Kokkos::View<int*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Kokkos::View<long long*, typename Exec::memory_space> out;  // ticks spun, one per team
-  long long ticks;
-  std::size_t scratch_words;
+  long long ticks = 0;
+  std::size_t scratch_words = 0;
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename Policy::member_type& team) const {
     constexpr int L = Live > 0 ? Live : 1;
@@ -72,19 +72,22 @@ void spin_teams(const Exec& exec, const SpinConfig& cfg, const Kokkos::View<long
     throw std::invalid_argument("kps::spin_teams: league and team size must be >= 1, ticks >= 0");
   if (out.extent(0) < static_cast<std::size_t>(cfg.league))
     throw std::invalid_argument("kps::spin_teams: out is shorter than the league");
-  typename Functor::Policy policy(exec, cfg.league, cfg.team_size);
-  if (cfg.scratch_bytes > 0) policy.set_scratch_size(0, Kokkos::PerTeam(cfg.scratch_bytes));
   const std::size_t scratch_max = Functor::Policy::scratch_size_max(0);
   if (cfg.scratch_bytes > scratch_max)
     throw std::invalid_argument("kps::spin_teams: " + std::to_string(cfg.scratch_bytes) + " bytes of team scratch is over the " +
                                 Exec::name() + " backend's limit of " + std::to_string(scratch_max));
   const Functor f{out, cfg.ticks, cfg.scratch_bytes / sizeof(int)};
-  const int team_max = policy.team_size_max(f, Kokkos::ParallelForTag{});
+  // The limits are asked of a one-thread policy: from Kokkos 5.1 a policy past them cannot be made.
+  typename Functor::Policy probe(exec, 1, 1);
+  if (cfg.scratch_bytes > 0) probe.set_scratch_size(0, Kokkos::PerTeam(cfg.scratch_bytes));
+  const int team_max = probe.team_size_max(f, Kokkos::ParallelForTag{});
   if (cfg.team_size > team_max)
     throw std::invalid_argument("kps::spin_teams: team size " + std::to_string(cfg.team_size) + " is over the " +
                                 Exec::name() + " backend's limit of " + std::to_string(team_max) + " for this kernel");
   if (cfg.desired_occupancy < 0 || cfg.desired_occupancy > 100)
     throw std::invalid_argument("kps::spin_teams: desired occupancy is a percentage (1..100, 0: none)");
+  typename Functor::Policy policy(exec, cfg.league, cfg.team_size);
+  if (cfg.scratch_bytes > 0) policy.set_scratch_size(0, Kokkos::PerTeam(cfg.scratch_bytes));
   if (cfg.desired_occupancy > 0)
     Kokkos::parallel_for("kps::spin_teams",
                          Kokkos::Experimental::prefer(policy, Kokkos::Experimental::DesiredOccupancy{cfg.desired_occupancy}), f);

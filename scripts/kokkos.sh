@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# kps: build one Kokkos release and its Kokkos Kernels from source archives into the cache, for
+# the support matrix (README "Tested with") and CI. Never touches the checkout.
+#
+#   scripts/kokkos.sh VERSION [--cuda ARCH] [--cmake-language] [--deps DIR] [--jobs N] [--print-prefix]
+#
+#   VERSION            4.6.01, 4.7.1 or 5.0.2 (Kokkos Kernels 4.6.02 with 4.6.01, 4.7.00 with the others)
+#   --cuda ARCH        add the CUDA backend for compute capability ARCH (90: Hopper), compiled with
+#                      Kokkos' nvcc_wrapper as the C++ compiler (as spack's kokkos +wrapper)
+#   --cmake-language   with --cuda: CUDA as a CMake language instead (Kokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE;
+#                      needs CMake >= 3.25.2 with Kokkos 5)
+#   --deps DIR         where kokkos-VERSION.tar.gz and kokkos-kernels-*.tar.gz are (default: $KPS_DEPS, else
+#                      ../shared/deps beside the checkout)
+#   --print-prefix     print the install prefix and exit (builds nothing)
+#
+# Serial and OpenMP are always on; C++17 for Kokkos 4, C++20 for Kokkos 5 (which requires it).
+# The install goes to $KPS_CACHE/kokkos-VERSION-<backends>[-cmakelang] and is reused when it is
+# complete; its CMAKE_PREFIX_PATH line is written to <prefix>/env.sh. Exit 2 on bad options, 1
+# on a failed build (the log's path is printed).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+KPS_CACHE="${KPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kps}"
+usage() { sed -n '4,20p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { printf '[kps kokkos] error: %s\n' "$*" >&2; exit "${2:-1}"; }
+say() { printf '[kps kokkos] %s\n' "$*"; }
+
+version="" cuda_arch="" cmake_lang=0 deps="${KPS_DEPS:-$ROOT/../shared/deps}" jobs="${KPS_JOBS:-$(nproc)}" print=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h|--help) usage; exit 0 ;;
+    --cuda) [ $# -ge 2 ] || die "--cuda needs an architecture (90)" 2; cuda_arch="$2"; shift 2 ;;
+    --cuda=*) cuda_arch="${1#--cuda=}"; shift ;;
+    --cmake-language) cmake_lang=1; shift ;;
+    --deps) [ $# -ge 2 ] || die "--deps needs a folder" 2; deps="$2"; shift 2 ;;
+    --deps=*) deps="${1#--deps=}"; shift ;;
+    --jobs) [ $# -ge 2 ] || die "--jobs needs a number" 2; jobs="$2"; shift 2 ;;
+    --print-prefix) print=1; shift ;;
+    -*) die "unknown option '$1' (--help lists them)" 2 ;;
+    *) [ -z "$version" ] || die "one version at a time" 2; version="$1"; shift ;;
+  esac
+done
+case "$version" in
+  4.6.01) kk=4.6.02; std=17 ;;
+  4.7.1) kk=4.7.00; std=17 ;;
+  5.0.2) kk=4.7.00; std=20 ;;
+  "") usage >&2; die "which Kokkos? 4.6.01, 4.7.1 or 5.0.2" 2 ;;
+  *) die "Kokkos $version is not one kps builds from archives (4.6.01, 4.7.1, 5.0.2)" 2 ;;
+esac
+declare -A arch_names=([70]=VOLTA70 [80]=AMPERE80 [86]=AMPERE86 [89]=ADA89 [90]=HOPPER90)
+if [ -n "$cuda_arch" ]; then
+  [ -n "${arch_names[$cuda_arch]:-}" ] || die "--cuda $cuda_arch: known architectures are ${!arch_names[*]}" 2
+fi
+[ "$cmake_lang" = 0 ] || [ -n "$cuda_arch" ] || die "--cmake-language needs --cuda" 2
+
+name="kokkos-$version-$([ -n "$cuda_arch" ] && echo "cuda$cuda_arch" || echo host)$([ "$cmake_lang" = 1 ] && echo -cmakelang || true)"
+prefix="$KPS_CACHE/$name"
+if [ "$print" = 1 ]; then echo "$prefix"; exit 0; fi
+if [ -f "$prefix/env.sh" ]; then
+  say "Kokkos $version + Kokkos Kernels $kk already in $prefix"
+  exit 0
+fi
+
+for a in "kokkos-$version" "kokkos-kernels-$kk"; do
+  [ -f "$deps/$a.tar.gz" ] || die "$deps/$a.tar.gz not found (--deps DIR or KPS_DEPS names the folder of the archives)" 2
+done
+command -v cmake >/dev/null || die "cmake not found"
+cmake_version="$(cmake --version | sed -n '1s/[^0-9]*\([0-9.]*\).*/\1/p')"
+if [ "$cmake_lang" = 1 ] && [ "${version%%.*}" -ge 5 ]; then
+  printf '%s\n3.25.2\n' "$cmake_version" | sort -V -C && die "Kokkos $version with CUDA as a CMake language needs CMake >= 3.25.2 (found $cmake_version; pip install 'cmake>=3.25.2')"
+fi
+
+work="$KPS_CACHE/build-$name"
+log="$work.log"
+rm -rf "$work" && mkdir -p "$work"
+say "unpacking Kokkos $version and Kokkos Kernels $kk"
+tar xzf "$deps/kokkos-$version.tar.gz" -C "$work"
+tar xzf "$deps/kokkos-kernels-$kk.tar.gz" -C "$work"
+
+common=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_INSTALL_PREFIX=$prefix" "-DCMAKE_CXX_STANDARD=$std" -DBUILD_SHARED_LIBS=OFF)
+kokkos=(-DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF)
+compiler=(-DCMAKE_CXX_COMPILER="${CXX:-g++}")
+if [ -n "$cuda_arch" ]; then
+  kokkos+=(-DKokkos_ENABLE_CUDA=ON "-DKokkos_ARCH_${arch_names[$cuda_arch]}=ON")
+  # Kokkos 4 asks for extended lambdas explicitly; Kokkos 5 always has them.
+  [ "${version%%.*}" -ge 5 ] || kokkos+=(-DKokkos_ENABLE_CUDA_LAMBDA=ON)
+  if [ "$cmake_lang" = 1 ]; then
+    kokkos+=(-DKokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE=ON "-DCMAKE_CUDA_ARCHITECTURES=$cuda_arch")
+  else
+    compiler=(-DCMAKE_CXX_COMPILER="$work/kokkos-$version/bin/nvcc_wrapper")
+  fi
+fi
+say "building Kokkos $version (C++$std$([ -n "$cuda_arch" ] && echo ", CUDA sm_$cuda_arch" || true), $jobs jobs; log: $log)"
+{ cmake -S "$work/kokkos-$version" -B "$work/kokkos" "${common[@]}" "${compiler[@]}" "${kokkos[@]}" \
+    && cmake --build "$work/kokkos" -j "$jobs" && cmake --install "$work/kokkos"; } >"$log" 2>&1 \
+  || { tail -n 20 "$log" >&2; die "building Kokkos $version failed; the log is $log"; }
+# Kokkos Kernels: the BLAS component only (kps uses KokkosBlas::dot and ::sum), without explicit
+# instantiations (kps instantiates what it uses). nvcc_wrapper builds need it as the compiler too.
+kk_compiler=("${compiler[@]}")
+say "building Kokkos Kernels $kk"
+{ cmake -S "$work/kokkos-kernels-$kk" -B "$work/kokkos-kernels" "${common[@]}" "${kk_compiler[@]}" \
+    "-DKokkos_ROOT=$prefix" -DKokkosKernels_ENABLE_TESTS=OFF -DKokkosKernels_ENABLE_ALL_COMPONENTS=OFF \
+    -DKokkosKernels_ENABLE_COMPONENT_BLAS=ON -DKokkosKernels_ENABLE_TPL_BLAS=OFF \
+    -DKokkosKernels_INST_DOUBLE=OFF -DKokkosKernels_INST_FLOAT=OFF -DKokkosKernels_INST_LAYOUTLEFT=OFF \
+    -DKokkosKernels_INST_LAYOUTRIGHT=OFF -DKokkosKernels_INST_ORDINAL_INT=OFF -DKokkosKernels_INST_OFFSET_INT=OFF \
+    -DKokkosKernels_INST_OFFSET_SIZE_T=OFF \
+    && cmake --build "$work/kokkos-kernels" -j "$jobs" && cmake --install "$work/kokkos-kernels"; } >>"$log" 2>&1 \
+  || { tail -n 20 "$log" >&2; die "building Kokkos Kernels $kk failed; the log is $log"; }
+rm -rf "$work"
+printf '# written by scripts/kokkos.sh: Kokkos %s + Kokkos Kernels %s\nexport CMAKE_PREFIX_PATH="%s${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"\n' \
+  "$version" "$kk" "$prefix" >"$prefix/env.sh"
+say "Kokkos $version + Kokkos Kernels $kk installed in $prefix"
