@@ -1,0 +1,114 @@
+# kps: Spack recipe of the kps performance studies, kept in the kps repository itself.
+#
+#   spack repo add <kps checkout or git URL>        # this folder's spack-repo-index.yaml
+#   spack install kps +cuda cuda_arch=90             # a GPU node (Hopper)
+#   spack install --test=root kps                    # and run the test suite while building
+#   spack test run kps                               # build a program against the install, run it
+#
+# Sources: the git repository this recipe belongs to (a checkout, or the clone spack makes of a
+# git URL given to `spack repo add`): kps@main is its branch main, kps@<version> its tag
+# v<version>. `spack dev-build kps@main` (or `spack develop`) builds a working tree instead.
+import os
+
+from spack_repo.builtin.build_systems.cmake import CMakePackage
+from spack_repo.builtin.build_systems.cuda import CudaPackage
+
+from spack.package import *
+
+
+def _repository_url():
+    """file:// URL of the git repository holding this file (spack_repo/kps/packages/kps/)."""
+    top = os.path.abspath(os.path.join(os.path.dirname(__file__), *[os.pardir] * 4))
+    return "file://" + top
+
+
+class Kps(CMakePackage, CudaPackage):
+    """Portable performance studies of GPU scans, reductions and compute-bound latency kernels,
+    written once against Kokkos (parallel_scan, parallel_reduce, TeamPolicy) and measured with
+    Google Benchmark against CUB, Kokkos and Kokkos Kernels on any Kokkos backend (CUDA, OpenMP,
+    Serial). Installs the kps::kps library (scan and reduce), kps-bench, kps-occupancy and the
+    `kps` command that runs the studies and renders their reports."""
+
+    homepage = _repository_url()
+    git = _repository_url()
+
+    version("main", branch="main")
+    version("0.1.0", tag="v0.1.0")
+
+    # Kokkos backends: kps runs on every backend of the Kokkos it is built with; these variants
+    # ask Kokkos for them (as arborx and cabana do).
+    variant("openmp", default=True, description="Kokkos with the OpenMP backend")
+    variant("serial", default=True, description="Kokkos with the Serial backend")
+    variant("tests", default=False, description="Build the test suite (GoogleTest) with the package")
+    variant("plots", default=True, description="Python with matplotlib for the reports' plots")
+
+    depends_on("cxx", type="build")
+    depends_on("cmake@3.22:", type="build")
+    # CUDA as a CMake language with C++20 (Kokkos 5) needs CMake 3.25.2 (Kokkos' own requirement).
+    depends_on("cmake@3.25.2:", type="build", when="^kokkos@5: +cmake_lang")
+
+    depends_on("kokkos@3.4.01:")
+    depends_on("kokkos+openmp", when="+openmp")
+    depends_on("kokkos+serial", when="+serial")
+    depends_on("kokkos-kernels")
+    # CUDA: Kokkos with nvcc_wrapper (its recipe's condition for +cuda with GCC) and the same
+    # architecture; extended lambdas are a variant up to Kokkos 4 and always on from Kokkos 5.
+    for _arch in CudaPackage.cuda_arch_values:
+        depends_on(f"kokkos+cuda+wrapper cuda_arch={_arch}", when=f"+cuda cuda_arch={_arch}")
+    depends_on("kokkos+cuda_lambda", when="+cuda ^kokkos@:4")
+    depends_on("kokkos~cuda", when="~cuda")
+    conflicts("+cuda", when="cuda_arch=none", msg="kps +cuda needs cuda_arch (90 for Hopper)")
+    # Kokkos 4.7.0 and older predate CUDA 13 (Kokkos' recipe refuses the pair too).
+    conflicts("^cuda@13:", when="+cuda ^kokkos@:4.7.0")
+
+    depends_on("benchmark@1.6:")
+    depends_on("googletest@1.10:", type=("build", "test"), when="+tests")
+    depends_on("googletest@1.10:", type="test")
+    depends_on("python@3.8:", type="run")
+    depends_on("py-matplotlib", type="run", when="+plots")
+
+    def cmake_args(self):
+        spec = self.spec
+        args = [
+            # Warnings are kps' development contract, not its users': a newer compiler's new
+            # warning must not break an install.
+            self.define("KPS_WARNINGS_AS_ERRORS", False),
+            self.define("KPS_ENABLE_TESTS", self.run_tests or spec.satisfies("+tests")),
+            self.define("KPS_ENABLE_BENCHMARKS", True),
+            self.define("Kokkos_ROOT", spec["kokkos"].prefix),
+        ]
+        if spec.satisfies("+cuda"):
+            args.append(self.define("CMAKE_CXX_COMPILER", self["kokkos"].kokkos_cxx))
+            args.append(self.define("CMAKE_CUDA_ARCHITECTURES", spec.variants["cuda_arch"].value))
+        return args
+
+    # `spack test run kps`: the consumer program of test/consumer built against the install.
+    @run_after("install")
+    def cache_consumer(self):
+        cache_extra_test_sources(self, [join_path("test", "consumer")])
+
+    def test_consumer(self):
+        """build a program that uses kps::kps (find_package(kps)) against the install and run it"""
+        source = join_path(self.test_suite.current_test_cache_dir, "test", "consumer")
+        build = join_path(self.test_suite.stage, "consumer-build")
+        cmake = which(self.spec["cmake"].prefix.bin.cmake)
+        cmake(
+            "-S",
+            source,
+            "-B",
+            build,
+            self.define("CMAKE_PREFIX_PATH", ";".join([self.prefix, self.spec["kokkos"].prefix,
+                                                         self.spec["kokkos-kernels"].prefix])),
+            self.define("CMAKE_CXX_COMPILER",
+                        self["kokkos"].kokkos_cxx if self.spec.satisfies("+cuda") else os.environ["CXX"]),
+            self.define("CMAKE_BUILD_TYPE", "Release"),
+        )
+        cmake("--build", build)
+        consumer = which(join_path(build, "kps_consumer"))
+        consumer()
+
+    def test_kps_command(self):
+        """the installed kps command answers --help and lists the studies"""
+        kps = which(self.prefix.bin.kps)
+        out = kps("--help", output=str.split, error=str.split)
+        assert "run" in out
