@@ -42,11 +42,16 @@ void expect_matches(const std::vector<T>& got, const std::vector<T>& want) {
   }
 }
 
+/// Checks `alg` on every execution space. `team_in_warps`: the single-pass team size counts
+/// Kokkos threads, each of the backend's vector lanes (32 on CUDA, 1 on host backends), so one
+/// policy means the same teams on every backend.
 template <class T>
-void check_algorithm(ScanAlgorithm alg, const ScanOptions& options = {}) {
+void check_algorithm(ScanAlgorithm alg, const ScanOptions& given = {}, bool team_in_warps = false) {
   for_each_exec([&](auto exec) {
     using Exec = decltype(exec);
     using Space = typename Exec::memory_space;
+    ScanOptions options = given;
+    if (team_in_warps) options.single_pass.team_size *= impl::single_pass_lanes<Exec>();
     if (options.single_pass.team_size > impl::team_size_limit(exec)) {
       Kokkos::View<T*, Space> a("a", 100);
       EXPECT_THROW(exclusive_scan(exec, a, a, alg, options), std::invalid_argument);
@@ -105,7 +110,7 @@ TYPED_TEST(Scan, SinglePassPolicies) {
                      (load == TileLoad::staged ? " staged" : " direct"));
         ScanOptions o;
         o.single_pass = {team, items, load};
-        check_algorithm<TypeParam>(ScanAlgorithm::single_pass, o);
+        check_algorithm<TypeParam>(ScanAlgorithm::single_pass, o, true);
       }
   // Explicit look-back delays (slept on GPUs, no-ops on host backends) change no result.
   ScanOptions o;
@@ -254,11 +259,15 @@ TEST(ScanApi, LaunchablePolicies) {
   // What the sweep registers: launchable policies run, the others are refused by the scan.
   const ExecutionSpace exec;
   const int max = impl::team_size_limit(exec);
-  EXPECT_TRUE((impl::single_pass_launchable<ExecutionSpace, int>(exec, {1, 16, TileLoad::direct})));
+  const int lanes = impl::single_pass_lanes<ExecutionSpace>();  // a team is whole Kokkos threads of `lanes`
+  EXPECT_TRUE((impl::single_pass_launchable<ExecutionSpace, int>(exec, {lanes, 16, TileLoad::direct})));
   EXPECT_TRUE((impl::single_pass_launchable<ExecutionSpace, double>(exec, {0, 0, TileLoad::automatic})));
-  EXPECT_FALSE((impl::single_pass_launchable<ExecutionSpace, int>(exec, {1, 7, TileLoad::direct})));
-  EXPECT_FALSE((impl::single_pass_launchable<ExecutionSpace, int>(exec, {1, 256, TileLoad::staged})));
-  EXPECT_FALSE((impl::single_pass_launchable<ExecutionSpace, int>(exec, {max + 1, 16, TileLoad::direct})));
+  EXPECT_FALSE((impl::single_pass_launchable<ExecutionSpace, int>(exec, {lanes, 7, TileLoad::direct})));
+  EXPECT_FALSE((impl::single_pass_launchable<ExecutionSpace, int>(exec, {lanes, 256, TileLoad::staged})));
+  EXPECT_FALSE((impl::single_pass_launchable<ExecutionSpace, int>(exec, {lanes * (max + 1), 16, TileLoad::direct})));
+  if (lanes > 1) {  // part of a Kokkos thread's lanes
+    EXPECT_FALSE((impl::single_pass_launchable<ExecutionSpace, int>(exec, {lanes + 1, 16, TileLoad::direct})));
+  }
 }
 
 TEST(ScanApi, NamesRoundTrip) {
@@ -323,9 +332,10 @@ TEST(ScanApi, LookBackProbe) {
   for (std::size_t i = 0; i < n; ++i) x[i] = int(i % 7) - 3;
   auto in = to_device<int, ExecutionSpace::memory_space>(x);
   Kokkos::View<int*, ExecutionSpace::memory_space> out("out", n);
-  const SinglePassPolicy policy{1, 8, TileLoad::direct};
+  const int lanes = impl::single_pass_lanes<ExecutionSpace>();
+  const SinglePassPolicy policy{lanes, 8, TileLoad::direct};  // one Kokkos thread of `lanes`
   const std::size_t tile = impl::single_pass_tile_elements<ExecutionSpace, int>(exec, policy);
-  ASSERT_EQ(tile, 8u);
+  ASSERT_EQ(tile, 8u * lanes);
   const std::size_t tiles = (n + tile - 1) / tile;
   constexpr int w = impl::single_pass_probe_words;
   Kokkos::View<std::uint64_t*, ExecutionSpace::memory_space> probe("probe", w * tiles);
@@ -340,9 +350,9 @@ TEST(ScanApi, LookBackProbe) {
     ASSERT_GE(words(w * t), 1u) << "tile " << t;
     ASSERT_LE(words(w * t), t) << "tile " << t;
     for (int k : {2, 3, 4, 5, 6}) ASSERT_LT(words(w * t + k), std::uint64_t(1) << 62) << "tile " << t << " word " << k;  // durations >= 0
-    // Host backends look back with one lane: a window per single_pass_window_entries
-    // predecessors walked.
-    constexpr std::uint64_t e = impl::single_pass_window_entries;
+    // A window is single_pass_window_entries predecessors per lane: one window read per
+    // window's worth of predecessors walked.
+    const std::uint64_t e = std::uint64_t(impl::single_pass_window_entries) * lanes;
     ASSERT_EQ(words(w * t + 7), (words(w * t) + e - 1) / e) << "tile " << t;
   }
 }

@@ -2,12 +2,15 @@
 // configured for (KPS_EXECUTION_SPACE), and says so: the environment every result carries
 // names that space, its concurrency and its device, whatever Kokkos' default is.
 #include <cctype>
+#include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <KokkosBlas1_dot.hpp>
 
 #include "kps/device.hpp"
 #include "kps/execution_space.hpp"
@@ -36,11 +39,29 @@ TEST(ExecutionSpace, IsTheConfiguredOne) {
 #endif
 }
 
-// Views of kps::DeviceType run View-driven operations (Kokkos Kernels' peers) on the space.
+// Views of kps::DeviceType run View-driven operations (Kokkos Kernels' peers) on the space: the
+// reduction KokkosBlas::dot launches is seen by Kokkos Tools' begin-reduce hook with the device id
+// of kps::ExecutionSpace (in a Serial build of a Kokkos whose default is OpenMP, not OpenMP's).
+std::vector<std::uint32_t> reduce_devices;
+void record_reduce(const char*, const std::uint32_t device, std::uint64_t* id) {
+  reduce_devices.push_back(device);
+  *id = 0;
+}
+
 TEST(ExecutionSpace, DeviceTypeViewsRunOnIt) {
-  using V = Kokkos::View<int*, kps::DeviceType>;
+  using V = Kokkos::View<double*, kps::DeviceType>;
   static_assert(std::is_same_v<V::execution_space, kps::ExecutionSpace>);
-  static_assert(std::is_same_v<V::memory_space, kps::ExecutionSpace::memory_space>);
+  V x("x", 1000), y("y", 1000);
+  Kokkos::deep_copy(x, 2.0);
+  Kokkos::deep_copy(y, 3.0);
+  reduce_devices.clear();
+  Kokkos::Tools::Experimental::set_begin_parallel_reduce_callback(record_reduce);
+  const double d = KokkosBlas::dot(x, y);
+  Kokkos::Tools::Experimental::set_begin_parallel_reduce_callback(nullptr);
+  EXPECT_EQ(d, 6000.0);
+  ASSERT_FALSE(reduce_devices.empty()) << "KokkosBlas::dot launched no reduction Kokkos Tools saw";
+  const std::uint32_t want = Kokkos::Tools::Experimental::device_id(kps::ExecutionSpace());
+  for (std::uint32_t got : reduce_devices) EXPECT_EQ(got, want) << "a reduction ran on another execution space";
 }
 
 TEST(ExecutionSpace, EnvironmentDescribesIt) {

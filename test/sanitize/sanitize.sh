@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The sanitizer stage: test/sanitize/test_sanitize.cpp (one call of every kps kernel, int32 and
+# double, results checked) under each compute-sanitizer tool, one log per tool.
+#   test/sanitize/sanitize.sh BINARY OUTDIR [TOOL...]     TOOLs: memcheck racecheck synccheck initcheck
+# Exit 0 when every tool reports no error and every check passes; 1 otherwise (the tools' exit
+# code is --error-exitcode 1); 2 on bad arguments. Prints one summary line per tool.
+set -uo pipefail
+[ $# -ge 2 ] || { echo "usage: $0 BINARY OUTDIR [memcheck|racecheck|synccheck|initcheck ...]" >&2; exit 2; }
+bin="$1" out="$2"
+shift 2
+tools=("$@")
+[ ${#tools[@]} -gt 0 ] || tools=(memcheck racecheck synccheck initcheck)
+[ -x "$bin" ] || { echo "sanitize: $bin is not an executable" >&2; exit 2; }
+sanitizer="${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || true)}"
+[ -n "$sanitizer" ] || { echo "sanitize: compute-sanitizer not found (PATH or COMPUTE_SANITIZER)" >&2; exit 2; }
+mkdir -p "$out"
+status=0
+for tool in "${tools[@]}"; do
+  case "$tool" in memcheck|racecheck|synccheck|initcheck) ;; *) echo "sanitize: unknown tool '$tool'" >&2; exit 2 ;; esac
+  extra=()
+  # racecheck: shared-memory hazards of every kind, not only the first of each.
+  [ "$tool" = racecheck ] && extra=(--racecheck-report all)
+  start=$(date +%s)
+  "$sanitizer" --tool "$tool" --error-exitcode 1 "${extra[@]}" "$bin" >"$out/$tool.log" 2>&1
+  rc=$?
+  secs=$(( $(date +%s) - start ))
+  summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|tests? (PASSED|FAILED)|PASSED|FAILED" "$out/$tool.log" | tail -n 3 | tr '\n' ' ')
+  printf '[kps sanitize] %-9s exit %d in %4d s: %s\n' "$tool" "$rc" "$secs" "$summary"
+  [ "$rc" = 0 ] || status=1
+done
+exit $status

@@ -1,0 +1,168 @@
+// test/sanitize/test_sanitize.cpp — one call of every kps kernel on kps' execution space, small
+// enough that compute-sanitizer's tools (memcheck, racecheck, synccheck, initcheck) finish in
+// minutes, each result checked: every scan algorithm and the single pass's load layouts, delays
+// and prefetch; the reductions and the dot product, returned and into a device View; the cos
+// loop (both maths where the backend has both) and the fixed-time spin of the occupancy study.
+// int32 and double. Sizes: several tiles of each scan (the single pass's default GPU tile is
+// 8192 elements for 4-byte types, 4096 for 8-byte ones), not multiples of any tile.
+// test/sanitize/sanitize.sh runs this binary under each tool (ctest -L sanitize).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kps/latency.hpp"
+#include "kps/reduce.hpp"
+#include "kps/scan.hpp"
+#include "kps/spin.hpp"
+#include "../test_support.hpp"
+#if defined(KOKKOS_ENABLE_CUDA)
+#include "kps/cuda/native_kernels.hpp"
+#endif
+
+namespace kps::test {
+// Named (not anonymous): nvcc cannot launch kernels on lambdas of anonymous namespaces.
+namespace sanitize_tests {
+
+using Exec = ExecutionSpace;
+using Space = Exec::memory_space;
+constexpr std::size_t n = 100003;
+/// Threads per team of the explicit launches: a GPU's usual sizes; 1 on a host backend, whose
+/// teams are at most its threads.
+constexpr int team(int gpu_threads) { return impl::is_host_space_v<Exec> ? 1 : gpu_threads; }
+
+template <class T>
+std::vector<T> reference_scan(const std::vector<T>& x) {
+  std::vector<T> r(x.size());
+  long double s = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    r[i] = T(s);
+    s += x[i];
+  }
+  return r;
+}
+
+template <class T>
+void expect_near_all(const std::vector<T>& got, const std::vector<T>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if constexpr (std::is_integral_v<T>)
+      ASSERT_EQ(got[i], want[i]) << "at " << i;
+    else
+      ASSERT_NEAR(got[i], want[i], tolerance<T>() * (1.0 + std::abs(double(want[i])) + std::sqrt(double(i))))
+          << "at " << i;
+  }
+}
+
+template <class T>
+class Sanitize : public ::testing::Test {};
+using Types = ::testing::Types<std::int32_t, double>;
+TYPED_TEST_SUITE(Sanitize, Types);
+
+TYPED_TEST(Sanitize, Scans) {
+  using T = TypeParam;
+  const auto x = random_values<T>(n, 11);
+  const auto want = reference_scan(x);
+  const auto in = to_device<T, Space>(x);
+  Kokkos::View<T*, Space> out("out", n);
+  const Exec exec;
+  for (ScanAlgorithm alg : {ScanAlgorithm::automatic, ScanAlgorithm::kokkos, ScanAlgorithm::hillis_steele,
+                            ScanAlgorithm::blelloch, ScanAlgorithm::single_pass}) {
+    SCOPED_TRACE(to_string(alg));
+    exclusive_scan(exec, in, out, alg);
+    exec.fence();
+    expect_near_all(to_host(out), want);
+  }
+  // The single pass's other code paths: direct and staged loads, explicit look-back delays
+  // and an L2 prefetch of later tiles (which the defaults apply only from 500 tiles on).
+  const int lanes = impl::single_pass_lanes<Exec>();
+  for (TileLoad load : {TileLoad::direct, TileLoad::staged})
+    for (bool delays : {false, true}) {
+      SCOPED_TRACE(std::string(load == TileLoad::staged ? "staged" : "direct") + (delays ? " with delays" : ""));
+      ScanOptions o;
+      o.single_pass = {team(4) * lanes, 16, load};
+      if (delays) {
+        o.single_pass.look_back_delay_ns = 200;
+        o.single_pass.poll_delay_ns = 100;
+        o.single_pass.prefetch_tiles = 4;
+      }
+      exclusive_scan(exec, in, out, ScanAlgorithm::single_pass, o);
+      exec.fence();
+      expect_near_all(to_host(out), want);
+    }
+}
+
+TYPED_TEST(Sanitize, ReduceAndDot) {
+  using T = TypeParam;
+  const auto hx = random_values<T>(n, 12);
+  const auto hy = random_values<T>(n, 13);
+  long double sum = 0, dot_ref = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sum += hx[i];
+    dot_ref += (long double)hx[i] * hy[i];
+  }
+  const auto x = to_device<T, Space>(hx);
+  const auto y = to_device<T, Space>(hy);
+  const Exec exec;
+  const double tol = std::is_integral_v<T> ? 0.0 : 1e-9 * n;
+  EXPECT_NEAR(double(reduce_sum(exec, x)), double(sum), tol);
+  EXPECT_NEAR(double(dot(exec, x, y)), double(dot_ref), tol);
+  EXPECT_NEAR(double(reduce_sum(exec, x, ReducePolicy{team(128), 4, 7, 1})), double(sum), tol);
+  Kokkos::View<T, Space> r("r");
+  reduce_sum(exec, x, r);
+  dot(exec, x, y, r);  // the second overwrites the first: both ran
+  exec.fence();
+  T got{};
+  Kokkos::deep_copy(got, r);
+  EXPECT_NEAR(double(got), double(dot_ref), tol);
+}
+
+TEST(Sanitize, CosLoop) {
+  const Exec exec;
+  constexpr long long iterations = 64;
+  for (CosMath math : {CosMath::accurate, CosMath::fast}) {
+    if (math == CosMath::fast && !has_fast_cos<Exec>) continue;
+    SCOPED_TRACE(to_string(math));
+    const CosLoopConfig cfg{4, team(64), iterations, 2, math};
+    Kokkos::View<int*, Space> out("out", cos_loop_threads(cfg));
+    cos_loop(exec, cfg, out);
+    exec.fence();
+    const int want = cos_chain_reference(exec, iterations, 2, math);
+    for (int s : to_host(out)) ASSERT_EQ(s, want);
+  }
+}
+
+TEST(Sanitize, Spin) {
+  const Exec exec;
+  SpinConfig cfg;
+  cfg.league = 8;
+  cfg.team_size = team(64);
+  cfg.ticks = 1000;
+  cfg.scratch_bytes = 1024;
+  Kokkos::View<long long*, Space> out("out", cfg.league);
+  spin_teams(exec, cfg, out);
+  exec.fence();
+  for (long long t : to_host(out)) ASSERT_GE(t, cfg.ticks);
+}
+
+#if defined(KOKKOS_ENABLE_CUDA)
+// The native CUDA twins of the latency and occupancy studies (kps/cuda/native_kernels.hpp).
+TEST(Sanitize, NativeTwins) {
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+    const Exec exec;
+    const CosLoopConfig cfg{4, 64, 64, 2, CosMath::fast};
+    Kokkos::View<int*, Space> sums("sums", cos_loop_threads(cfg));
+    cuda::cos_loop_native(exec, cfg, sums.data());
+    Kokkos::View<long long*, Space> spun("spun", 8);
+    cuda::spin_native(exec, 0, 8, 64, 1000, 1024, spun.data());
+    exec.fence();
+    const int want = cos_chain_reference(exec, cfg.iterations, cfg.chains, cfg.math);
+    for (int s : to_host(sums)) ASSERT_EQ(s, want);
+    for (long long t : to_host(spun)) ASSERT_GE(t, 1000);
+  } else {
+    GTEST_SKIP() << "kps runs on " << Exec::name() << ", not on the GPU";
+  }
+}
+#endif
+
+}  // namespace sanitize_tests
+}  // namespace kps::test
