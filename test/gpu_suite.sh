@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The GPU node's check of a CUDA build: the tests that need the GPU (ctest -L gpu) and the
+# sanitizer stage (ctest's kps.sanitize.* run by hand: test/sanitize/sanitize.sh), with a log
+# of each and a summary naming the command, the kps revision, Kokkos and the device.
+#   test/gpu_suite.sh BUILD_DIR OUT_DIR [gpu|sanitize]...     (default: both)
+# Writes OUT_DIR/summary.md, OUT_DIR/ctest-gpu.log, OUT_DIR/sanitize/<tool>.log. Exit 0 when
+# everything passed, 1 otherwise, 2 on bad arguments.
+set -uo pipefail
+[ $# -ge 2 ] || { echo "usage: $0 BUILD_DIR OUT_DIR [gpu|sanitize]..." >&2; exit 2; }
+build="$(cd "$1" 2>/dev/null && pwd)" || { echo "gpu_suite: no build folder $1" >&2; exit 2; }
+out="$2"
+shift 2
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(gpu sanitize)
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+mkdir -p "$out"
+bench="$build/bench/kps-bench"
+context="$("$bench" --kps_context 2>/dev/null)" || { echo "gpu_suite: $bench --kps_context failed (no GPU?)" >&2; exit 2; }
+field() { printf '%s\n' "$context" | sed -n "s/.*\"$1\": \"\\(.*\\)\".*/\\1/p" | head -n 1; }
+status=0
+{
+  echo "# GPU suite of a CUDA build"
+  echo
+  echo "| | |"
+  echo "|---|---|"
+  echo "| device | $(field device) (compute capability $(field device_compute_capability), $(field device_compute_units) SMs) |"
+  echo "| driver | $(field device_driver) |"
+  echo "| kps revision | $(field kps_git_revision) |"
+  echo "| Kokkos | $(field kokkos_version) ($(field kokkos_backends)), $(field compiler) |"
+  echo "| date | $(date -u +%Y-%m-%dT%H:%M:%SZ) |"
+  echo
+} >"$out/summary.md"
+for part in "${parts[@]}"; do
+  case "$part" in
+    gpu)
+      cmd="ctest --test-dir <build> -L gpu --output-on-failure --timeout 600"
+      start=$(date +%s)
+      (cd "$build" && ctest -L gpu --output-on-failure --timeout 600) >"$out/ctest-gpu.log" 2>&1
+      rc=$?
+      line="$(grep -E 'tests passed|tests failed' "$out/ctest-gpu.log" | tail -n 1)"
+      printf -- '- `%s`: %s (exit %d, %d s; ctest-gpu.log)\n' "$cmd" "$line" "$rc" $(( $(date +%s) - start )) >>"$out/summary.md"
+      [ "$rc" = 0 ] || status=1
+      ;;
+    sanitize)
+      start=$(date +%s)
+      bash "$here/sanitize/sanitize.sh" "$build/test/kps-sanitize-tests" "$out/sanitize" >"$out/sanitize.txt" 2>&1
+      rc=$?
+      {
+        printf -- '- `test/sanitize/sanitize.sh <build>/test/kps-sanitize-tests <out>/sanitize` (exit %d, %d s):\n' "$rc" $(( $(date +%s) - start ))
+        sed 's/^/    /' "$out/sanitize.txt"
+      } >>"$out/summary.md"
+      rm -f "$out/sanitize.txt"
+      [ "$rc" = 0 ] || status=1
+      ;;
+    *) echo "gpu_suite: unknown part '$part' (gpu, sanitize)" >&2; exit 2 ;;
+  esac
+done
+cat "$out/summary.md"
+exit $status
