@@ -18,8 +18,10 @@ status=0
 for tool in "${tools[@]}"; do
   case "$tool" in memcheck|racecheck|synccheck|initcheck) ;; *) echo "sanitize: unknown tool '$tool'" >&2; exit 2 ;; esac
   extra=()
-  # racecheck: shared-memory hazards of every kind, not only the first of each.
-  [ "$tool" = racecheck ] && extra=(--racecheck-report all)
+  # racecheck: kps' kernels must show no hazard at all, errors or warnings. Kokkos' own
+  # parallel_scan kernel (the `kokkos` scan algorithm) reports warp-level "potential WAW"
+  # warnings in Kokkos' code (CUDA, Kokkos 5.0.2); it is checked apart, where only errors fail.
+  [ "$tool" = racecheck ] && extra=(--racecheck-report all --kernel-name-exclude kns=Kokkos::Impl::ParallelScan)
   start=$(date +%s)
   "$sanitizer" --tool "$tool" --error-exitcode 1 "${extra[@]}" "$bin" >"$out/$tool.log" 2>&1
   rc=$?
@@ -27,5 +29,15 @@ for tool in "${tools[@]}"; do
   summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|tests? (PASSED|FAILED)|PASSED|FAILED" "$out/$tool.log" | tail -n 3 | tr '\n' ' ')
   printf '[kps sanitize] %-9s exit %d in %4d s: %s\n' "$tool" "$rc" "$secs" "$summary"
   [ "$rc" = 0 ] || status=1
+  if [ "$tool" = racecheck ]; then
+    log="$out/racecheck-kokkos-parallel-scan.log"
+    "$sanitizer" --tool racecheck --racecheck-report all --print-limit 10 --kernel-name kns=Kokkos::Impl::ParallelScan \
+      "$bin" --gtest_filter='*Scans*' >"$log" 2>&1
+    rc=$?
+    line=$(grep -E "RACECHECK SUMMARY" "$log" | tail -n 1)
+    errors=$(printf '%s' "$line" | sed -n 's/.*(\([0-9][0-9]*\) error.*/\1/p')
+    printf '[kps sanitize] racecheck of Kokkos::Impl::ParallelScan alone (Kokkos code; only errors fail): %s\n' "$line"
+    { [ "${errors:-1}" = 0 ] && grep -q "PASSED" "$log"; } || status=1
+  fi
 done
 exit $status

@@ -91,6 +91,19 @@ TYPED_TEST(Sanitize, Scans) {
     }
 }
 
+// The defaults' look-back delays and L2 prefetch apply from 500 tiles on (the single pass's
+// default GPU tiles: 8192 elements of 4-byte types, 4096 of 8-byte ones): a scan that long.
+TYPED_TEST(Sanitize, SinglePassManyTiles) {
+  using T = TypeParam;
+  const std::size_t big = 520 * 8192 + 5;
+  const auto x = random_values<T>(big, 14);
+  const auto in = to_device<T, Space>(x);
+  Kokkos::View<T*, Space> out("out", big);
+  exclusive_scan(Exec(), in, out, ScanAlgorithm::single_pass);
+  Exec().fence();
+  expect_near_all(to_host(out), reference_scan(x));
+}
+
 TYPED_TEST(Sanitize, ReduceAndDot) {
   using T = TypeParam;
   const auto hx = random_values<T>(n, 12);
