@@ -1,0 +1,434 @@
+"""Reduction tuning analysis: the seed's method on Google Benchmark JSON of the sweep fixtures
+(reduce_sweep/<seed|capped>/<type>/<N>/team:T/items:I[/waves:W]).
+
+1. Optimum per (type, N): the configuration (variant, team size, items per thread, waves)
+   with the smallest median wall time of its interleaved rounds (sweep_points, tune_seconds).
+2. Ranges: sizes are walked upwards and kept in one range while some configuration stays
+   within TOLERANCE (3 %) of every size's optimum ("similar optima"); the range's entry is
+   the configuration whose worst ratio to the optimum over the range is smallest. A range
+   reaches down to the geometric mean of its first size and the previous range's last size
+   (0 for the first range) and up to the next boundary ('inf' for the last).
+3. The lookup table (format: src/kps/reduce_table.hpp): rows for every swept type; a type
+   that was not swept takes the rows of the swept type of the same element size (float from
+   int32, int64 from double).
+4. Checks: the table's configuration at each swept N within 5 % of that N's optimum; and,
+   from the verification run (reduce/tuned|kokkos|cub with the new table), the tuned
+   reduction within 5 % of the sweep's optimum (swept types) and not slower than Kokkos'
+   parallel_reduce, each a ratio of median wall times from the same interleaved rounds where the
+   JSON has it (`ratio_to_tuned` of the re-measured optimum, `ratio_to_kokkos` of reduce/tuned),
+   else across the two benchmarks (call_seconds); and on CUDA from 2^26 its ratios to CUB
+   (>= 1.0) and to the copy's read bandwidth (>= 0.95).
+Outputs (CSV, PNG, Markdown) are derived from the JSON alone; nothing here needs the build.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import math
+import re
+from pathlib import Path
+
+from kps_report import gbench, plots
+from kps_report.text import fmt, markdown_table, pow2, slug
+
+TOLERANCE = 0.03      # "similar optima": within 3 % of a size's best time (study.json may set its own)
+TARGET_BEST = 1.05    # tuned (or the table's entry) within 5 % of the sweep's best
+TYPE_SIZE = gbench.TYPE_SIZE
+LARGE_N = 1 << 26     # from here the CUB and bandwidth targets apply
+TARGET_CUB = 1.0
+TARGET_COPY = 0.95
+
+
+def table_slug(ctx):
+    """File name of a device's table: matches kps::reduce_table_slug (name + backend)."""
+    return slug(f"{ctx.get('device', 'unknown')} {ctx.get('backend', 'unknown')}")
+
+
+class Config(tuple):
+    """(variant, team, items, waves): waves 0 for the seed's league, W for a cap of W waves."""
+
+    def __new__(cls, variant, team, items, waves=0):
+        return super().__new__(cls, (variant, int(team), int(items), int(waves)))
+
+    variant = property(lambda s: s[0])
+    team = property(lambda s: s[1])
+    items = property(lambda s: s[2])
+    waves = property(lambda s: s[3])
+
+    def label(self):
+        base = f"team {self.team}, {self.items} items"
+        return base + (f", {self.waves} wave{'s' if self.waves > 1 else ''}" if self.waves else ", seed league")
+
+    def league(self, concurrency):
+        """The table's league column: 0 for the seed's relation, else the cap in teams."""
+        return max(1, concurrency // self.team) * self.waves if self.waves else 0
+
+
+def sweep_points(records):
+    """{type: {n: {Config: record}}} of the sweep's passed benchmarks, each record with the time
+    it is tuned on as `tune_seconds`: the median wall time of the point's interleaved rounds
+    (`wall_us`) where every point has it, else Google Benchmark's time for all of them (older
+    JSON). The rounds time the call the tuned reduction makes, each after a cache flush on a
+    GPU, and the verification compares tuned with the optimum by the same wall times; Google
+    Benchmark's loop repeats the call back to back, so data up to the L2's size (12.5 million
+    int32 on an H100) are read from the cache there, and another configuration wins (studies/reduce/README.md:
+    int32 5·10^6, the loop's optimum 1.10 x the best wall time)."""
+    sel = []
+    for r in records:
+        if r.get("family") != "reduce_sweep" or "error" in r or not r.get("n") or not r.get("type"):
+            continue
+        p = r["params"]
+        if "team" not in p or "items" not in p:
+            continue
+        sel.append(r)
+    wall = bool(sel) and all(r.get("wall_us") for r in sel)
+    out = {}
+    for r in sel:
+        p = r["params"]
+        c = Config(r["variant"], p["team"], p["items"], p.get("waves", 0))
+        rec = dict(r, tune_seconds=r["wall_us"] * 1e-6 if wall else r["seconds"], tune_key="wall_us" if wall else "seconds")
+        out.setdefault(r["type"], {}).setdefault(r["n"], {})[c] = rec
+    return out
+
+
+def config_seconds(points_n, c, n, concurrency):
+    """Time of configuration c at n. A capped configuration whose cap does not bind at n was
+    not run there (it launches exactly the seed's league): the seed point's time stands in."""
+    if c in points_n:
+        return points_n[c]["tune_seconds"]
+    if c.waves:
+        tile = c.team * c.items
+        if math.ceil(n / tile) <= c.league(concurrency):
+            seed = Config("seed", c.team, c.items)
+            if seed in points_n:
+                return points_n[seed]["tune_seconds"]
+    return None
+
+
+def optima(points, concurrency):
+    """{type: {n: (best Config, best seconds)}}."""
+    out = {}
+    for t, by_n in points.items():
+        for n, pts in by_n.items():
+            best = min(pts, key=lambda c: (pts[c]["tune_seconds"], c))
+            out.setdefault(t, {})[n] = (best, pts[best]["tune_seconds"])
+    return out
+
+
+def ratio(points_t, c, n, best_s, concurrency):
+    s = config_seconds(points_t[n], c, n, concurrency)
+    return s / best_s if s is not None and best_s > 0 else math.inf
+
+
+def group_sizes(points_t, best_t, concurrency, tolerance=TOLERANCE):
+    """Greedy ranges over the sorted sizes: [(sizes, Config, worst ratio)]."""
+    sizes = sorted(points_t)
+    configs = sorted({c for n in sizes for c in points_t[n]})
+    groups = []
+    current, candidates = [], set()
+    for n in sizes:
+        ok = {c for c in configs if ratio(points_t, c, n, best_t[n][1], concurrency) <= 1 + tolerance}
+        keep = candidates & ok
+        if current and keep:
+            current.append(n)
+            candidates = keep
+        else:
+            if current:
+                groups.append((current, candidates))
+            current, candidates = [n], ok
+    if current:
+        groups.append((current, candidates))
+    out = []
+    for ns, cands in groups:
+        def score(c):
+            rs = [ratio(points_t, c, n, best_t[n][1], concurrency) for n in ns]
+            return (max(rs), sum(rs) / len(rs), c.waves, c)
+        pick = min(cands, key=score)
+        out.append((ns, pick, score(pick)[0]))
+    return out
+
+
+def boundaries(groups):
+    """[(n_min, n_max)] covering [0, inf) for the groups (n_max None = inf)."""
+    out = []
+    for i, (ns, _, _) in enumerate(groups):
+        lo = 0 if i == 0 else out[-1][1] + 1
+        if i + 1 < len(groups):
+            hi = int(math.isqrt(ns[-1] * groups[i + 1][0][0]))
+            hi = max(hi, ns[-1])
+            hi = min(hi, groups[i + 1][0][0] - 1)
+        else:
+            hi = None
+        out.append((lo, hi))
+    return out
+
+
+def build_rows(points, best, concurrency, tolerance=TOLERANCE):
+    """{type: [(n_min, n_max, Config, worst ratio, sizes)]} for the swept types, plus
+    same-size copies for the others: ({type: rows}, {type: source type})."""
+    rows, source = {}, {}
+    for t in gbench.TYPES:
+        if t in points:
+            gs = group_sizes(points[t], best[t], concurrency, tolerance)
+            rows[t] = [(lo, hi, c, worst, ns) for (lo, hi), (ns, c, worst) in zip(boundaries(gs), gs)]
+            source[t] = t
+    for t in gbench.TYPES:
+        if t not in rows:
+            same = [s for s in rows if TYPE_SIZE[s] == TYPE_SIZE[t] and source[s] == s]
+            if same:
+                rows[t] = rows[same[0]]
+                source[t] = same[0]
+    return rows, source
+
+
+def lookup(rows_t, n):
+    for lo, hi, c, _, _ in rows_t:
+        if lo <= n and (hi is None or n <= hi):
+            return c
+    return None
+
+
+def table_text(ctx, rows, source, concurrency, sweep="", command="", bench_commands=(), tolerance=TOLERANCE):
+    head = [
+        "# kps reduction lookup table: the tuned kps::reduce_sum / kps::dot read it (format:",
+        "# src/kps/reduce_table.hpp). Written by `kps tune` from the sweep below;",
+        "# the ranges merge sizes whose optima are within "
+        f"{tolerance:.0%} of each other (studies/reduce/README.md).",
+        "kps-reduce-table 1",
+        f"device = {ctx.get('device', 'unknown')}",
+        f"backend = {ctx.get('backend', 'unknown')}",
+        f"concurrency = {concurrency}",
+    ]
+    if ctx.get("device_compute_units"):
+        head.append(f"compute_units = {ctx['device_compute_units']}")
+    head += [f"sweep = {sweep}" if sweep else "sweep = reduce_sweep fixtures",
+             f"command = {command}" if command else "command = kps tune",
+             f"date = {ctx.get('date', 'unknown')}",
+             f"kps_revision = {ctx.get('kps_git_revision', 'unknown')}"]
+    head += [f"# kps-bench: {c}" for c in bench_commands]
+    head.append("# type   n_min       n_max       team  items  league  vector  # from the sweep")
+    lines = []
+    for t in gbench.TYPES:
+        if t not in rows:
+            continue
+        for lo, hi, c, worst, ns in rows[t]:
+            note = (f"# {c.label()}; worst {worst:.3f} x best at swept N {pow2(ns[0])}..{pow2(ns[-1])}"
+                    if source[t] == t else f"# from {source[t]} (same element size; {t} not swept)")
+            lines.append(f"{t:<8} {lo:<11} {'inf' if hi is None else hi:<11} {c.team:<5} {c.items:<6} "
+                         f"{c.league(concurrency):<7} {0:<7} {note}")
+    return "\n".join(head + lines) + "\n"
+
+
+def write_csv(path, header, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def plot_size(path: Path, t, n, pts, best, ctx) -> bool:
+    """The seed's figure for one data size: time against load per thread, one curve per team
+    size (solid: the seed's league; dashed, dotted: capped at 1, 2+ waves), the optimum a star.
+    The repetitions' spread (wall times of the rounds, or the loop's) as bands."""
+    curves = {}
+    for c, r in pts.items():
+        x = r.get("load_per_thread") or c.items
+        key = "wall_us" if r.get("tune_key") == "wall_us" else "seconds"
+        b = gbench.bounds(r, key)
+        scale = 1.0 if key == "wall_us" else 1e6
+        spread = (b[0] * scale, b[1] * scale) if b else None
+        curves.setdefault((c.team, c.waves), []).append((x, r["tune_seconds"] * 1e6, spread))
+    series = []
+    for (team, waves), xy in sorted(curves.items()):
+        series.append(plots.Series(f"team {team}" + (f", {waves} wave{'s' if waves > 1 else ''}" if waves else ""),
+                                   xy, group=f"team {team}",
+                                   linestyle="-" if not waves else ("--" if waves == 1 else ":")))
+    c, s = best
+    bx = pts[c].get("load_per_thread") or c.items
+    fig = plots.Figure(f"reduce {t}, N = {n}: time against load per thread",
+                       "load per thread (elements: N / (team size x league))", "time per call (µs, median)",
+                       series, xscale="log2", yscale="log", marks=[plots.Mark(bx, s * 1e6, f"optimum: {c.label()}")])
+    return plots.save(path, fig, ctx)
+
+
+def benchmark_name(t, n, c):
+    """The sweep fixture's name of configuration c at (t, n)."""
+    return f"reduce_sweep/{c.variant}/{t}/{n}/team:{c.team}/items:{c.items}" + (f"/waves:{c.waves}" if c.waves else "")
+
+
+def verify_filter(records, base):
+    """The verification run's benchmark filter: `base` (reduce/tuned, kokkos, cub) plus each
+    swept (type, N)'s optimum, re-measured in the same run so that tuned is compared with it
+    under the same conditions (a machine's speed drifts between runs, a shared host's a lot)."""
+    points = sweep_points([r for r in records if "error" not in r])
+    best = optima(points, 0)
+    names = sorted(re.escape(benchmark_name(t, n, c)) for t in best for n, (c, _) in best[t].items())
+    return base + ("|^(" + "|".join(names) + ")/" if names else "")
+
+
+def call_seconds(*records):
+    """The time of one call of each record, compared with each other: the median wall time of
+    the interleaved rounds (`wall_us`: every call after a cache flush) where every record has
+    it, else Google Benchmark's time (the loop's calls back to back). At 10-30 us calls the
+    loop's medians over a few repetitions scatter by as much as the differences checked here
+    (studies/reduce/README.md: double 50000, tuned 32.3 us in the loop, 21.2 us in its rounds)."""
+    if all(r.get("wall_us") for r in records):
+        return [r["wall_us"] * 1e-6 for r in records]
+    return [r["seconds"] for r in records]
+
+
+def verify_checks(records, best, rows, concurrency):
+    """Rows of the verification table and the number of failed checks. `records`: the
+    verification run (reduce/tuned, kokkos, cub and the re-measured optima)."""
+    ok = [r for r in records if "error" not in r and r.get("n")]
+    get = {(r["family"], r["variant"], r["type"], r["n"]): r for r in ok if r.get("family") == "reduce"}
+    again = {r["name"].split("/manual_time")[0]: r for r in ok if r.get("family") == "reduce_sweep"}
+    out, failed = [], 0
+    for t in gbench.TYPES:
+        for n in sorted({k[3] for k in get if k[2] == t}):
+            tuned = get.get(("reduce", "tuned", t, n))
+            if not tuned:
+                continue
+            marks = []
+            kk = get.get(("reduce", "kokkos", t, n))
+            vs_kokkos = tuned.get("ratio_to_kokkos")  # Kokkos timed in the tuned point's own rounds
+            if vs_kokkos is None and kk:
+                kk_s, tuned_s = call_seconds(kk, tuned)
+                vs_kokkos = kk_s / tuned_s
+            if vs_kokkos is not None and vs_kokkos < 1.0:
+                marks.append("slower than Kokkos")
+            src = t if t in best else next((s for s in best if TYPE_SIZE[s] == TYPE_SIZE[t]), None)
+            vs_text = "—"
+            if src and n in best[src]:
+                c = best[src][n][0]
+                same_run = again.get(benchmark_name(src, n, c))
+                if same_run and same_run.get("ratio_to_tuned"):
+                    vs_best = same_run["ratio_to_tuned"]  # tuned timed in the optimum's own rounds
+                elif same_run:
+                    tuned_s, best_s = call_seconds(tuned, same_run)
+                    vs_best = tuned_s / best_s
+                else:  # against the sweep's own time of its optimum (tune_seconds)
+                    vs_best = call_seconds(tuned)[0] / best[src][n][1]
+                vs_text = fmt(vs_best) + ("" if same_run else " (sweep's)")
+                if src != t:  # not swept: a same-size type's optimum, for information
+                    vs_text += f" ({src}'s)"
+                elif vs_best > TARGET_BEST:
+                    marks.append(f"> {TARGET_BEST:.2f} x sweep best")
+            cub, copy = tuned.get("ratio_to_cub"), tuned.get("ratio_to_copy")
+            if n >= LARGE_N and cub is not None and cub < TARGET_CUB:
+                marks.append(f"< {TARGET_CUB} x CUB")
+            if n >= LARGE_N and cub is not None and copy is not None and copy < TARGET_COPY:
+                marks.append(f"< {TARGET_COPY} x copy bandwidth")
+            failed += bool(marks)
+            c = lookup(rows[t], n) if t in rows else None
+            out.append([t, pow2(n), c.label() if c else "fallback rule", fmt(tuned.get("GB/s")),
+                        vs_text, fmt(vs_kokkos), fmt(cub), fmt(copy),
+                        "ok" if not marks else "; ".join(marks)])
+    return out, failed
+
+
+def table_only(records, ctx, sweep="", command="", bench_commands=(), tolerance=TOLERANCE):
+    """The table text alone (no files written), or None without sweep results."""
+    concurrency = int(ctx.get("kokkos_concurrency", 0) or 0)
+    points = sweep_points([r for r in records if "error" not in r])
+    if not points:
+        return None
+    rows, source = build_rows(points, optima(points, concurrency), concurrency, tolerance)
+    return table_text(ctx, rows, source, concurrency, sweep, command, bench_commands, tolerance)
+
+
+def fingerprint(text):
+    """Identifies a table by its rows and device (not its date or command line)."""
+    body = "\n".join(l for l in text.splitlines() if not l.startswith(("date =", "command =", "sweep =", "#")))
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def analyze(records, ctx, outdir, sweep="", command="", bench_commands=(), link_prefix="", figures_in_md=True,
+            tolerance=TOLERANCE, verify=()):
+    """Records (gbench.records of the sweep JSON) and `verify` (those of the verification run
+    of this table) -> Markdown; writes CSV and PNG under outdir (image links in the Markdown
+    are link_prefix + file name). Returns (markdown, table text or None, number of failed checks)."""
+    outdir = Path(outdir)
+    concurrency = int(ctx.get("kokkos_concurrency", 0) or 0)
+    failures, ok = gbench.split_failures(records)
+    points = sweep_points(ok)
+    md = ["### Tuning sweep: the seed's method\n"]
+    if failures:
+        md.append(failures)
+    if not points:
+        md.append("No sweep results (reduce_sweep/...) here.\n")
+        return "\n".join(md), None, 0
+    best = optima(points, concurrency)
+    rows, source = build_rows(points, best, concurrency, tolerance)
+    outdir.mkdir(parents=True, exist_ok=True)
+
+    write_csv(outdir / "sweep.csv",
+              ["type", "n", "variant", "team", "items", "waves", "league", "load_per_thread", "seconds",
+               "loop_seconds", "GB/s", "ratio_to_copy", "ratio_to_cub"],
+              [[t, n, c.variant, c.team, c.items, c.waves, r.get("league"), r.get("load_per_thread"),
+                r["tune_seconds"], r["seconds"], r.get("GB/s"), r.get("ratio_to_copy"), r.get("ratio_to_cub")]
+               for t in sorted(points) for n in sorted(points[t]) for c, r in sorted(points[t][n].items())])
+
+    # Optimum per size and the table's choice there.
+    opt_rows, csv_rows, table_failed = [], [], 0
+    figures = []
+    for t in gbench.TYPES:
+        if t not in points:
+            continue
+        for n in sorted(points[t]):
+            c, s = best[t][n]
+            chosen = lookup(rows[t], n)
+            r = ratio(points[t], chosen, n, s, concurrency)
+            table_failed += r > TARGET_BEST
+            gbs = points[t][n][c].get("GB/s")
+            opt_rows.append([t, pow2(n), c.label(), fmt(s * 1e6), fmt(gbs),
+                             chosen.label(), fmt(r) + ("" if r <= TARGET_BEST else " (!)")])
+            csv_rows.append([t, n, c.variant, c.team, c.items, c.waves, s, gbs, chosen.variant, chosen.team,
+                             chosen.items, chosen.waves, r])
+            png = f"sweep_{t}_{n}.png"
+            if figures_in_md and plot_size(outdir / png, t, n, points[t][n], best[t][n], ctx):
+                figures.append(f"![{t}, N = {n}]({link_prefix}{png})")
+    write_csv(outdir / "optima.csv",
+              ["type", "n", "best_variant", "best_team", "best_items", "best_waves", "best_seconds", "best_GB/s",
+               "table_variant", "table_team", "table_items", "table_waves", "table_over_best"], csv_rows)
+
+    md.append("Every (team size, items per thread) with N >= team x items, league from the seed's relation "
+              "ceil(N / (team x items)) (`seed`) or capped at W waves of teams (`capped`, W x concurrency / team); "
+              "times: the median wall time of each point's interleaved rounds (on a GPU every call after a cache "
+              "flush), Google Benchmark's median where the JSON has none. "
+              f"Ranges merge sizes whose optima are within {tolerance:.0%}. "
+              "`table / best`: the table's configuration at that N over the optimum "
+              f"(target <= {TARGET_BEST}).\n")
+    md.append("#### Optimum per size\n")
+    md.append(markdown_table(["type", "N", "optimum", "µs", "GB/s", "table's entry", "table / best"],
+                                     opt_rows))
+    md.append("\n#### Lookup table\n")
+    trows = []
+    for t in gbench.TYPES:
+        for lo, hi, c, worst, ns in rows.get(t, []):
+            trows.append([t, lo, "inf" if hi is None else hi, c.label(), c.league(concurrency),
+                          f"{pow2(ns[0])}..{pow2(ns[-1])}" if source[t] == t else f"from {source[t]}",
+                          fmt(worst) if source[t] == t else "—"])
+    md.append(markdown_table(["type", "n_min", "n_max", "configuration", "league column", "swept sizes",
+                                      "worst / best"], trows))
+    vrows, vfailed = verify_checks(verify, best, rows, concurrency)
+    if vrows:
+        md.append("\n#### Verification: reduce/tuned with the new table\n")
+        md.append(f"`tuned / best`: tuned time over the sweep's optimum configuration re-measured in the same run "
+                  f"(<= {TARGET_BEST}; for a type not swept, the optimum of the swept type of its size, not checked); "
+                  "`vs kokkos`: Kokkos' "
+                  "time over tuned (>= 1); each ratio of median wall times (every call after a cache flush) from "
+                  "the same interleaved rounds where the JSON has them (the optimum's `ratio_to_tuned`, tuned's "
+                  "`ratio_to_kokkos`), else across the two benchmarks' rounds, else from Google Benchmark's "
+                  f"times; from 2^26 on CUDA: `/ cub` >= {TARGET_CUB}, `vs copy` >= {TARGET_COPY}.\n")
+        md.append(markdown_table(["type", "N", "table's entry", "GB/s", "tuned / best", "vs kokkos", "/ cub",
+                                          "vs copy", "check"], vrows))
+    md.append(f"\nChecks: the table's entry is within {TARGET_BEST} x best at "
+              f"{sum(len(points[t]) for t in points) - table_failed} of {sum(len(points[t]) for t in points)} swept "
+              f"sizes" + (f"; verification: {len(vrows) - vfailed} of {len(vrows)} sizes meet every target" if vrows
+                          else "; no verification run") + ".\n")
+    if figures and figures_in_md:
+        md.append("\n#### Time against load per thread (one figure per size; the star is the optimum)\n")
+        md.append("\n".join(figures) + "\n")
+    text = table_text(ctx, rows, source, concurrency, sweep, command, bench_commands, tolerance)
+    return "\n".join(md), text, table_failed + vfailed

@@ -1,0 +1,376 @@
+"""The kps command line: `kps run|report|compare|tune|tune-table|slim|salvage ...`.
+
+Every argument is checked before anything runs (`--check` checks and stops: the `kps` script
+does it before its set-up and build). An expected failure prints one line, `kps: error: ...`,
+and exits 2 (bad input) or 1 (a benchmark run failed); Ctrl-C prints one line saying what was
+kept and how to resume, and exits 130.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+from kps_report import gbench, report
+from kps_report.errors import KpsError, die, say, warn
+from kps_report.layout import Layout, is_within, layout as find_layout
+from kps_report.machine import OMP_ENV, bench_context, device_label, file_sha256, machine_name
+from kps_report.runner import Interrupted, Runner, Task
+from kps_report.study import SCALES, Job, load_studies, parse_list, study_names
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the one-line error of every other kps failure."""
+
+    def error(self, message):
+        raise KpsError(f"{message} (`{self.prog} --help` lists the options)")
+
+
+def prog() -> str:
+    return os.environ.get("KPS_PROG", "kps")
+
+
+def parser() -> Parser:
+    p = Parser(prog=prog(), description="Runs the kps studies with kps-bench and renders their reports.",
+               formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=Parser, metavar="COMMAND")
+    r = sub.add_parser("run", help="run studies, then render their report",
+                       description="Runs the studies' sweeps with kps-bench into a folder named after the machine "
+                                   "(results/local/<machine> in a checkout, ./kps-results/<machine> when installed), "
+                                   "then renders its report. Up-to-date runs are skipped; an interrupted study "
+                                   "resumes at the run it stopped in.")
+    r.add_argument("--bench", default="", help="path of kps-bench (default: the installed one, or `kps` builds it)")
+    r.add_argument("--studies", default="", help="comma-separated subset (default: all)")
+    r.add_argument("--scale", default="small", choices=SCALES,
+                   help="small: CI-sized sweeps (default); full: the studies' full sweeps")
+    r.add_argument("--out", default="", help="results folder (default: named after the machine)")
+    r.add_argument("--force", action="store_true", help="re-run runs that are up to date")
+    r.add_argument("--repetitions", type=int, default=0, help="override the repetitions of every run")
+    r.add_argument("--only", default="", help="comma-separated run ids of the studies' sweeps (default: all)")
+    r.add_argument("--update-committed", action="store_true",
+                   help="allow --out to name a committed results folder (results/<machine>): re-measure it on purpose")
+    r.add_argument("--check", action="store_true", help="check the arguments and stop")
+    p_ = sub.add_parser("report", help="render a report from JSON alone",
+                        description="Renders DIR's report (a machine's folder, or a folder of machines such as "
+                                    "results/) from its JSON alone. A committed folder renders into "
+                                    "results/local/report/... unless --in-place; any other folder renders in place.")
+    p_.add_argument("dir", help="results folder")
+    p_.add_argument("--out", default="", help="write the report (and its figures) here")
+    p_.add_argument("--in-place", action="store_true", help="re-render a committed folder's own report.md and figures")
+    c = sub.add_parser("compare", help="the studies of several results folders side by side")
+    c.add_argument("dirs", nargs="+", help="results folders (one per machine), one column each")
+    c.add_argument("--out", default="", help="Markdown file to write (default: compare.md in the local results)")
+    c.add_argument("--studies", default="", help="comma-separated subset (default: every study with results)")
+    c.add_argument("--all", action="store_true", help="also show benchmarks that ran in one folder only")
+    t = sub.add_parser("tune", help="re-tune the reduction on this machine: sweep, table, figures, verification",
+                       description="Runs the seed's sweep of the reduction (studies/reduce/study.json `tune`) into "
+                                   "<results>/<machine>/reduce/tune, writes the lookup table there with its figures "
+                                   "and checks, verifies it, and says how to install it.")
+    t.add_argument("--bench", default="", help="path of kps-bench")
+    t.add_argument("--scale", default="small", choices=SCALES,
+                   help="small: the seed's sizes (host); full: plus 2^24..2^30 and finer timing (GPU)")
+    t.add_argument("--out", default="", help="results folder (default: named after the machine); JSON in OUT/reduce/tune")
+    t.add_argument("--only", default="", help="comma-separated run ids of the tune sweep, and/or 'verify'")
+    t.add_argument("--force", action="store_true", help="re-run sweep runs that are up to date")
+    t.add_argument("--repetitions", type=int, default=0, help="override the repetitions of every run")
+    t.add_argument("--no-verify", action="store_true", help="skip the verification run of the new table")
+    t.add_argument("--install", action="store_true",
+                   help="copy the verified table to the folder the tuned reduction reads tables from")
+    t.add_argument("--update-committed", action="store_true", help="allow --out to name a committed results folder")
+    t.add_argument("--check", action="store_true", help="check the arguments and stop")
+    tt = sub.add_parser("tune-table", help="the tuning analysis and table from existing sweep JSON")
+    tt.add_argument("dir", help="folder of the sweep JSON (<results>/<machine>/reduce/tune)")
+    tt.add_argument("--out", default="", help="write the table, CSV, figures and tune.md here")
+    tt.add_argument("--in-place", action="store_true", help="re-render a committed folder in place")
+    sl = sub.add_parser("slim", help="keep the aggregates (and min/max) of a JSON written with every repetition")
+    sl.add_argument("json")
+    sl.add_argument("--out", required=True)
+    v = sub.add_parser("salvage", help="keep the completed benchmarks of an interrupted run's .partial JSON")
+    v.add_argument("partial")
+    v.add_argument("out")
+    v.add_argument("--command", default="", help="the command that produced it, kept in the context")
+    return p
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        a = parser().parse_args(argv)
+        return COMMANDS[a.cmd](a, find_layout(), argv)
+    except KpsError as e:
+        print(f"kps: error: {e}", file=sys.stderr)
+        return e.status
+    except Interrupted as e:
+        print(_interrupted_message(e, argv), file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print("kps: interrupted; nothing half-written was kept (files already complete are unchanged)",
+              file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+def _terminate(signum, frame):
+    raise KeyboardInterrupt
+
+
+_RUN_STATE = {}
+
+
+def _interrupted_message(e: Interrupted, argv) -> str:
+    args = [a for a in argv if a != "--force"]
+    kept = len(e.kept)
+    where = _RUN_STATE.get("out", "")
+    return (f"kps: interrupted during {e.task.label} run {e.task.job.id}; kept {kept} finished run"
+            f"{'s' if kept != 1 else ''} in {where} (the interrupted run's partial output deleted); "
+            f"`{prog()} {' '.join(args)}` resumes at {e.task.job.id}")
+
+
+# --- run ----------------------------------------------------------------------------------------
+
+def _check_out(a, lay: Layout):
+    if a.out:
+        out = Path(a.out)
+        if out.exists() and not out.is_dir():
+            die(f"--out {a.out} is a file, not a folder")
+        if lay.is_committed(out) and not a.update_committed:
+            die(f"--out {a.out} is a committed results folder: committed results change only on purpose "
+                f"(--update-committed); by default a run writes to {lay.display(lay.local_results)}/<machine>")
+    if lay.prefix and is_within((Path(a.out) if a.out else lay.local_results).resolve(), lay.prefix.resolve()):
+        die(f"results go outside the installation ({lay.prefix}): pass --out DIR or run from another folder")
+
+
+def _bench(a, lay: Layout) -> Path:
+    bench = Path(a.bench) if a.bench else lay.default_bench
+    if bench is None:
+        die("no kps-bench: pass --bench PATH (`./kps run` builds it and passes it)")
+    if not bench.is_file() or not os.access(bench, os.X_OK):
+        die(f"{bench} is not an executable kps-bench (build it first: `./kps build`, or pass --bench PATH)")
+    return bench
+
+
+def _display_bench(bench: Path, lay: Layout) -> str:
+    if lay.installed:
+        return "kps-bench" if lay.default_bench and bench.resolve() == lay.default_bench.resolve() else str(bench)
+    return lay.display(bench)
+
+
+def _mark_local(out: Path, lay: Layout) -> None:
+    """results/local/ ignores itself: a fresh clone's git status stays clean whatever runs there."""
+    local = lay.local_results
+    if lay.source_root and is_within(out.resolve(), local.resolve()):
+        local.mkdir(parents=True, exist_ok=True)
+        ignore = local / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# the user's own runs: never committed (written by kps run)\n*\n", encoding="utf-8")
+
+
+def _only(a, jobs_by_label: dict, extra=()) -> tuple:
+    only = tuple(parse_list(a.only))
+    known = {j.id for jobs in jobs_by_label.values() for j in jobs} | set(extra)
+    unknown = sorted(set(only) - known)
+    if unknown:
+        die(f"unknown run id{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} for --scale {a.scale} "
+            f"(runs: {', '.join(sorted(known))})")
+    return only
+
+
+def cmd_run(a, lay: Layout, argv) -> int:
+    names = parse_list(a.studies) or study_names(lay.studies_dir)
+    studies = load_studies(names, lay.studies_dir)
+    jobs = {s.name: s.jobs(a.scale) for s in studies}
+    only = _only(a, jobs)
+    if a.repetitions < 0:
+        die("--repetitions must be at least 1")
+    _check_out(a, lay)
+    if a.check:
+        return 0
+    bench = _bench(a, lay)
+    ctx = bench_context(bench)
+    out = Path(a.out) if a.out else lay.local_results / machine_name(ctx)
+    _RUN_STATE["out"] = lay.display(out)
+    say(f"device: {device_label(ctx)}, Kokkos {ctx.get('kokkos_version')}; results in {lay.display(out)}")
+    _mark_local(out, lay)
+    runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None)
+    tasks = [Task(s.name, j, out / s.name, dict(OMP_ENV), {"kps_study": s.name, "kps_scale": a.scale}, a.force)
+             for s in studies for j in jobs[s.name] if not only or j.id in only]
+    outcome = runner.run(tasks)
+    path = report.render(out, out, lay, prog())
+    say(f"report: {lay.display(path)}")
+    if outcome.failed:
+        warn(f"{len(outcome.failed)} run(s) failed: {', '.join(t.label + '/' + t.job.id for t in outcome.failed)}")
+        return 1
+    return 0
+
+
+# --- report, compare ----------------------------------------------------------------------------
+
+def _render_out(src: Path, a, lay: Layout) -> Path:
+    if a.out:
+        return Path(a.out)
+    if lay.is_committed(src) and not a.in_place:
+        return lay.local_results / "report" / src.resolve().relative_to(lay.committed_results.resolve())
+    return src
+
+
+def cmd_report(a, lay: Layout, argv) -> int:
+    src = Path(a.dir)
+    out = _render_out(src, a, lay)
+    if lay.is_committed(src) and not a.in_place and not a.out:
+        _mark_local(out, lay)
+    path = report.render(src, out, lay, prog())
+    say(f"report: {lay.display(path)}")
+    return 0
+
+
+def cmd_compare(a, lay: Layout, argv) -> int:
+    from kps_report import compare
+    all_studies = report.all_studies(lay)
+    known = [s.name for s in all_studies]
+    names = parse_list(a.studies) or known
+    for n in names:
+        if n not in known:
+            die(f"unknown study '{n}' (studies: {', '.join(known)})")
+    studies = [s for s in all_studies if s.name in names]
+    machines = []
+    for d in a.dirs:
+        folder = Path(d)
+        if not folder.is_dir():
+            die(f"no results folder {d}")
+        m = report.load_machine(folder, all_studies)
+        m.studies = {k: v for k, v in m.studies.items() if k in names and v}
+        if not m.studies:
+            die(f"no study results under {d} (expected {d}/<study>/*.json)")
+        machines.append(m)
+    out = Path(a.out) if a.out else lay.local_results / "compare.md"
+    if lay.is_committed(out.parent) and not a.out:
+        die("internal: the default comparison lands in a committed folder")
+    _mark_local(out.parent, lay)
+    text = compare.markdown(machines, studies, f"{prog()} compare " + " ".join(lay.display(m.folder) for m in machines),
+                            a.all, out.parent)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, out)
+    say(f"compare: {lay.display(out)}")
+    return 0
+
+
+# --- tune ---------------------------------------------------------------------------------------
+
+def cmd_tune(a, lay: Layout, argv) -> int:
+    from kps_report import tuning
+    from kps_report.analyses import reduce_tune
+    from kps_report.output import Figures, Staging
+    study = load_studies(["reduce"], lay.studies_dir)[0]
+    jobs = tuning.sweep_jobs(study, a.scale)
+    spec = tuning.sweep_spec(study, a.scale)
+    only = _only(a, {"tune": jobs}, extra=[tuning.VERIFY])
+    if a.repetitions < 0:
+        die("--repetitions must be at least 1")
+    _check_out(a, lay)
+    if a.check:
+        return 0
+    bench = _bench(a, lay)
+    ctx = bench_context(bench)
+    out = Path(a.out) if a.out else lay.local_results / machine_name(ctx)
+    dest = out / "reduce" / "tune"
+    _RUN_STATE["out"] = lay.display(dest)
+    _mark_local(out, lay)
+    say(f"tune: device {device_label(ctx)}, sweep '{a.scale}'; results and table in {lay.display(dest)}")
+    runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None)
+    tasks = [Task("tune", j, dest, dict(OMP_ENV), {"kps_study": "reduce-tune", "kps_scale": a.scale}, a.force)
+             for j in jobs if not only or j.id in only]
+    outcome = runner.run(tasks)
+    if outcome.failed:
+        return 1
+    missing = [j.id for j in jobs if not (dest / f"{j.id}.json").exists()]
+    if missing:
+        say(f"tune: sweep runs still to do: {', '.join(missing)}; the table is written once every run is done "
+            f"(run the command again, with --only for a subset)")
+        return 0
+
+    def render():
+        with Staging(dest) as staging:
+            return tuning.render_folder(dest, Figures(staging, ""), study, prog(), lay.installed)
+
+    rendered = render()
+    table = dest / rendered.table_name
+    say(f"tune: wrote {lay.display(table)}")
+    if not a.no_verify and (not only or tuning.VERIFY in only):
+        docs = [gbench.load(dest / f"{j.id}.json") for j in jobs]
+        base = Job.from_json(dict(spec["verify"], id=tuning.VERIFY), "study.json tune verify")
+        vjob = Job(base.id, reduce_tune.verify_filter([r for d in docs for r in gbench.records(d)], base.filter),
+                   base.sizes, base.types, base.repetitions, base.min_time, base.args)
+        sha = reduce_tune.fingerprint(rendered.table_text)
+        vtask = Task("tune", vjob, dest, {**OMP_ENV, "KPS_REDUCE_TABLE": str(table.resolve())},
+                     {"kps_tune_table_sha256": sha, "kps_tune_table": table.name}, a.force or not rendered.verified)
+        voutcome = runner.run([vtask])
+        if voutcome.failed:
+            return 1
+        rendered = render()
+    if rendered.verified:
+        say(f"tune: verification of the table: {rendered.failed} failed checks")
+    else:
+        say("tune: the table is not verified yet (run with --only verify)")
+    say(f"tune: summary {lay.display(dest / 'tune.md')}")
+    if a.install:
+        if not rendered.verified:
+            die("--install installs a verified table only: run the verification first (--only verify)")
+        say(f"tune: installed {lay.display(tuning.install(table, lay.tables_dir))}")
+    else:
+        say("tune: " + tuning.install_hint(Path(lay.display(table)), Path(lay.display(lay.tables_dir))))
+    return 0
+
+
+def cmd_tune_table(a, lay: Layout, argv) -> int:
+    from kps_report import tuning
+    from kps_report.output import Figures, Staging
+    src = Path(a.dir)
+    if not src.is_dir():
+        die(f"no folder {a.dir}")
+    study = load_studies(["reduce"], lay.studies_dir)[0]
+    out = _render_out(src, a, lay)
+    if out != src:
+        _mark_local(out, lay)
+    with Staging(out) as staging:
+        rendered = tuning.render_folder(src, Figures(staging, ""), study, prog(), lay.installed)
+        if rendered is None:
+            die(f"{a.dir} holds no reduction sweep (reduce_sweep/... JSON)")
+    say(f"tune: table {lay.display(out / rendered.table_name)}; {rendered.failed} failed checks"
+        f"{'' if rendered.verified else ' (no verification run of this table)'}; summary {lay.display(out / 'tune.md')}")
+    return 0
+
+
+# --- slim, salvage ------------------------------------------------------------------------------
+
+def _write_json(doc: dict, path: Path) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1)
+    os.replace(tmp, path)
+
+
+def cmd_slim(a, lay: Layout, argv) -> int:
+    doc = gbench.slim(gbench.load(a.json))
+    _write_json(doc, Path(a.out))
+    say(f"slimmed {a.json} into {a.out}: {len(doc['benchmarks'])} entries")
+    return 0
+
+
+def cmd_salvage(a, lay: Layout, argv) -> int:
+    doc = gbench.salvage(a.partial)
+    if a.command:
+        doc["context"]["kps_command"] = a.command
+    _write_json(doc, Path(a.out))
+    say(f"salvaged {len(doc['benchmarks'])} entries of {a.partial} into {a.out}")
+    return 0
+
+
+COMMANDS = {"run": cmd_run, "report": cmd_report, "compare": cmd_compare, "tune": cmd_tune,
+            "tune-table": cmd_tune_table, "slim": cmd_slim, "salvage": cmd_salvage}

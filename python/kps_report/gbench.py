@@ -1,0 +1,288 @@
+"""Google Benchmark JSON written by kps-bench: reading it, checking it, one record per benchmark.
+
+A benchmark's name reads family/variant/type/N[/key:value...]. Its record holds the median over
+the repetitions of the time (`seconds`) and of every counter, and `spread`: for the time and each
+counter, the standard deviation, coefficient of variation and the smallest and largest
+repetition, where the JSON has them (every repetition, or the mean/stddev/cv aggregates Google
+Benchmark writes plus the min/max ones `slim` adds). A file that is not kps-bench's JSON (empty,
+cut off, `{}`, no context) stops the caller with one line naming it.
+"""
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from kps_report.errors import die
+
+TYPES = ("int32", "int64", "float", "double")
+TYPE_SIZE = {"int32": 4, "int64": 8, "float": 4, "double": 8}  # bytes per element
+TIME_UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+# Fields of a Google Benchmark entry that are not counters.
+NOT_COUNTERS = {"real_time", "cpu_time", "iterations", "repetitions", "repetition_index", "threads",
+                "family_index", "per_family_instance_index"}
+# Above this coefficient of variation across repetitions a value is marked as noisy.
+NOISY_CV = 0.05
+
+
+@dataclass(frozen=True)
+class Spread:
+    """How the repetitions of one value scatter: stddev and cv (stddev / mean; None where the
+    JSON has neither), and the smallest and largest repetition (None where it has not them)."""
+    stddev: Optional[float] = None
+    cv: Optional[float] = None
+    lo: Optional[float] = None
+    hi: Optional[float] = None
+
+
+def load(path) -> dict:
+    """One Google Benchmark JSON document, checked: an object with a `context` (kps-bench's:
+    it names the backend) and a list of `benchmarks`, each with a name."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        die(f"{path}: cannot read it ({e.strerror})")
+    except UnicodeDecodeError:
+        die(f"{path}: not a text file (expected kps-bench's Google Benchmark JSON)")
+    if not text.strip():
+        die(f"{path}: empty file (an interrupted run? run the study again; `--force` re-runs it)")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        die(f"{path}: not valid JSON, cut off? ({e.msg} at line {e.lineno}); run the study again or keep its "
+            f"completed benchmarks with `kps salvage`")
+    if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
+        die(f"{path}: not Google Benchmark JSON (no list of 'benchmarks')")
+    ctx = doc.get("context")
+    if not isinstance(ctx, dict) or not ctx.get("backend"):
+        die(f"{path}: no kps-bench context (its 'context' names no backend): not written by kps-bench")
+    for b in doc["benchmarks"]:
+        if not isinstance(b, dict) or not isinstance(b.get("name"), str):
+            die(f"{path}: a benchmark entry without a name")
+        if not b.get("error_occurred") and not isinstance(b.get("real_time"), (int, float)):
+            die(f"{path}: benchmark {b['name']} has no real_time")
+    return doc
+
+
+def parse_name(name: str) -> dict:
+    """'scan/single_pass/int32/1024' -> dict(family, variant, type, n, params)."""
+    parts = name.split("/")
+    rec = {"family": parts[0], "variant": parts[1] if len(parts) > 1 else "", "type": None, "n": None, "params": {}}
+    for p in parts[2:]:
+        if p in TYPES:
+            rec["type"] = p
+        elif re.fullmatch(r"\d+", p) and rec["n"] is None:
+            rec["n"] = int(p)
+        elif ":" in p:
+            k, v = p.split(":", 1)
+            rec["params"][k] = v
+    return rec
+
+
+def _numeric(entry: dict) -> dict:
+    return {k: v for k, v in entry.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in NOT_COUNTERS}
+
+
+def records(doc: dict) -> list:
+    """One record per benchmark of a document: median time and counters, their spread, or
+    `error` (the message) for a benchmark whose check failed."""
+    runs, aggregates, errors = defaultdict(list), defaultdict(dict), {}
+    for b in doc.get("benchmarks", []):
+        name = b.get("run_name", b["name"])
+        if b.get("error_occurred"):
+            errors[name] = b.get("error_message", "error")
+        elif b.get("run_type") == "aggregate":
+            aggregates[name][b.get("aggregate_name")] = b
+        else:
+            runs[name].append(b)
+    out = []
+    for name in list(runs) + [n for n in aggregates if n not in runs and "median" in aggregates[n]]:
+        rec = parse_name(name)
+        rec["name"] = name
+        if name in runs:
+            _from_repetitions(rec, runs[name])
+        else:
+            _from_aggregates(rec, aggregates[name])
+        out.append(rec)
+    for name, msg in errors.items():
+        rec = parse_name(name)
+        rec.update(name=name, error=msg)
+        out.append(rec)
+    return out
+
+
+def _from_repetitions(rec: dict, rs: list) -> None:
+    unit = TIME_UNIT[rs[0].get("time_unit", "ns")]
+    values = {"seconds": [r["real_time"] * unit for r in rs]}
+    for r in rs:
+        for k, v in _numeric(r).items():
+            values.setdefault(k, []).append(v)
+    rec["repetitions"] = len(rs)
+    rec["spread"] = {}
+    for k, vs in values.items():
+        rec[k] = statistics.median(vs)
+        if len(vs) > 1:
+            mean = statistics.fmean(vs)
+            sd = statistics.stdev(vs)
+            rec["spread"][k] = Spread(sd, sd / mean if mean else None, min(vs), max(vs))
+
+
+def _from_aggregates(rec: dict, agg: dict) -> None:
+    med = agg["median"]
+    unit = TIME_UNIT[med.get("time_unit", "ns")]
+    rec["repetitions"] = med.get("repetitions", 1)
+    rec["seconds"] = med["real_time"] * unit
+    rec.update(_numeric(med))
+    rec["spread"] = {}
+    keys = ["seconds"] + list(_numeric(med))
+
+    def value(kind, key, scale=1.0):
+        a = agg.get(kind)
+        if a is None:
+            return None
+        v = a.get("real_time") if key == "seconds" else a.get(key)
+        return v * scale if isinstance(v, (int, float)) else None
+
+    for k in keys:
+        scale = unit if k == "seconds" else 1.0
+        sd, cv = value("stddev", k, scale), value("cv", k)
+        mean = value("mean", k, scale)
+        if cv is None and sd is not None and mean:
+            cv = sd / mean
+        s = Spread(sd, cv, value("min", k, scale), value("max", k, scale))
+        if any(v is not None for v in (s.stddev, s.cv, s.lo, s.hi)):
+            rec["spread"][k] = s
+
+
+def cv(rec: dict, key: str = "seconds") -> Optional[float]:
+    s = rec.get("spread", {}).get(key)
+    return s.cv if s else None
+
+
+def bounds(rec: dict, key: str):
+    """(smallest, largest) repetition of a value, else median -/+ stddev, else None."""
+    s = rec.get("spread", {}).get(key)
+    if not s:
+        return None
+    if s.lo is not None and s.hi is not None:
+        return s.lo, s.hi
+    if s.stddev is not None and key in rec:
+        return rec[key] - s.stddev, rec[key] + s.stddev
+    return None
+
+
+def slim(doc: dict) -> dict:
+    """Keeps the aggregates of each benchmark (mean, median, stddev, cv) and failed runs, and
+    replaces the per-repetition entries by two aggregates of their own, `min` and `max`, so that
+    long sweeps stay small and keep their spread; context kps_slimmed says so. A run without
+    repetitions (no aggregates) is returned as it is."""
+    if not any(b.get("aggregate_name") == "median" for b in doc["benchmarks"]):
+        return doc
+    reps = defaultdict(list)
+    for b in doc["benchmarks"]:
+        if b.get("run_type") != "aggregate" and not b.get("error_occurred"):
+            reps[b.get("run_name", b["name"])].append(b)
+    kept = []
+    for b in doc["benchmarks"]:
+        if b.get("error_occurred"):
+            kept.append(b)
+        elif b.get("run_type") == "aggregate":
+            kept.append(b)
+            rs = reps.get(b.get("run_name", b["name"]))
+            if b.get("aggregate_name") == "median" and rs:
+                for kind, pick in (("min", min), ("max", max)):
+                    e = dict(b, name=b["name"][: -len("_median")] + "_" + kind if b["name"].endswith("_median")
+                             else b["name"] + "_" + kind, aggregate_name=kind)
+                    for k in ["real_time", "cpu_time"] + list(_numeric(rs[0])):
+                        vals = [r[k] for r in rs if isinstance(r.get(k), (int, float))]
+                        if vals:
+                            e[k] = pick(vals)
+                    kept.append(e)
+    doc["benchmarks"] = kept
+    doc["context"]["kps_slimmed"] = ("per-repetition entries replaced by min and max aggregates "
+                                     "(the mean, median, stddev and cv aggregates kept)")
+    return doc
+
+
+def salvage(path) -> dict:
+    """Google Benchmark JSON cut off by a killed run -> the same document holding every
+    benchmark completed before the cut, with context kps_incomplete = "true"."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        die(f"{path}: cannot read it ({e.strerror})")
+    cut = text.rfind("\n    }")
+    while cut > 0:
+        try:
+            doc = json.loads(text[:cut + 6] + "\n  ]\n}\n")
+            break
+        except json.JSONDecodeError:
+            cut = text.rfind("\n    }", 0, cut)
+    else:
+        die(f"{path}: no complete benchmark in it")
+    if not isinstance(doc.get("context"), dict):
+        die(f"{path}: no context in it")
+    doc["context"]["kps_incomplete"] = "true"
+    return doc
+
+
+@dataclass
+class StudyResults:
+    """Every JSON of one study's results folder (results/<machine>/<study>), merged."""
+    name: str
+    folder: Path
+    files: list = field(default_factory=list)
+    docs: list = field(default_factory=list)
+    records: list = field(default_factory=list)
+    context: dict = field(default_factory=dict)
+
+    def __bool__(self):
+        return bool(self.docs)
+
+
+def load_study(name: str, folder: Path) -> StudyResults:
+    """The study's JSON in `folder` (not its sub-folders): one record per benchmark, a complete
+    run's record winning over an interrupted run's and, among those, the newest run's (Google
+    Benchmark's context date) over older ones; the contexts merged, the newest last."""
+    folder = Path(folder)
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    docs = [load(f) for f in files]
+    order = sorted(range(len(docs)), key=lambda i: (docs[i]["context"].get("kps_incomplete") != "true",
+                                                   docs[i]["context"].get("date", "")))
+    merged = {r["name"]: r for i in order for r in records(docs[i])}
+    ctx = {}
+    for i in sorted(range(len(docs)), key=lambda i: docs[i]["context"].get("date", "")):
+        ctx.update(docs[i]["context"])
+    return StudyResults(name, folder, [files[i] for i in order], [docs[i] for i in order], list(merged.values()), ctx)
+
+
+def split_failures(recs: list):
+    """(Markdown listing the benchmarks whose result check failed, records that passed)."""
+    return failures_markdown(recs), [r for r in recs if "error" not in r and r.get("n")]
+
+
+# kps' message when a backend cannot launch a requested configuration (a team larger than the
+# kernel's limit there): the benchmark did not run, no result was wrong.
+REFUSED = "exceeds the backend's limit"
+
+
+def failures_markdown(recs: list, family: Optional[str] = None) -> str:
+    """Markdown listing the records (of one family, if given) whose result check failed, and
+    apart from them the configurations the backend refused to launch; '' if none."""
+    errors = [r for r in recs if "error" in r and (family is None or r["family"] == family)]
+    failed = [r for r in errors if REFUSED not in r["error"]]
+    refused = [r for r in errors if REFUSED in r["error"]]
+    md = ""
+    if failed:
+        md += "**Failed checks:**\n\n" + "\n".join(f"- `{r['name']}`: {r['error']}" for r in failed) + "\n"
+    if refused:
+        md += ("\n" if md else "") + "**Configurations the backend refused (not run):**\n\n" + \
+            "\n".join(f"- `{r['name']}`: {r['error']}" for r in refused) + "\n"
+    return md

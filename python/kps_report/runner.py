@@ -1,0 +1,175 @@
+"""Runs sweeps with kps-bench: one Google Benchmark JSON per job (<folder>/<job id>.json).
+
+A job whose JSON is up to date is skipped: it was written by this very kps-bench binary (its
+checksum, context kps_bench_sha256) for this very job definition (kps_job, a hash of the
+kps-bench arguments) and it is complete. Anything else re-runs it, saying why. kps-bench writes
+to <id>.json.partial; the runner keeps the aggregates with the repetitions' spread (gbench.slim),
+adds the command, the load around the run and the GPU's clocks to the context and moves the file
+into place, so a folder never holds a half-written <id>.json. Ctrl-C (or SIGTERM) stops the
+run in progress, deletes its .partial and raises Interrupted, which says what was kept.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from kps_report import gbench
+from kps_report.errors import KpsError, say, warn
+from kps_report.machine import LoadProbe, gpu_state
+from kps_report.study import Job
+
+
+@dataclass
+class Task:
+    """One job of one study, with where its JSON goes and what it runs with."""
+    label: str            # the study (or 'tune'), for progress lines
+    job: Job
+    dest: Path            # folder of the job's JSON
+    env: dict = field(default_factory=dict)
+    context: dict = field(default_factory=dict)  # added to the JSON's context
+    force: bool = False
+
+    @property
+    def out(self) -> Path:
+        return self.dest / f"{self.job.id}.json"
+
+
+class Interrupted(Exception):
+    """Ctrl-C during a run: what was kept and where to resume."""
+
+    def __init__(self, task: Task, kept: list):
+        super().__init__(task.job.id)
+        self.task, self.kept = task, kept
+
+
+@dataclass
+class Outcome:
+    done: list = field(default_factory=list)     # tasks up to date at the end (run now or before)
+    failed: list = field(default_factory=list)   # tasks whose kps-bench failed
+
+
+class Runner:
+    def __init__(self, bench: Path, bench_sha: str, display_bench: str, repetitions: Optional[int] = None):
+        self.bench, self.bench_sha, self.display_bench = bench, bench_sha, display_bench
+        self.repetitions = repetitions
+
+    def status(self, task: Task) -> Optional[str]:
+        """None where the task's JSON is up to date, else why it must run."""
+        if task.force:
+            return "--force"
+        if not task.out.exists():
+            return "not run yet"
+        try:
+            ctx = gbench.load(task.out)["context"]
+        except KpsError as e:
+            return f"its JSON is unusable ({e})"
+        if ctx.get("kps_incomplete") == "true":
+            return "the last run of it was interrupted"
+        if ctx.get("kps_bench_sha256") != self.bench_sha:
+            was = ctx.get("kps_bench_sha256")
+            return f"kps-bench changed (binary {was} -> {self.bench_sha})" if was else "no record of the kps-bench that ran it"
+        if ctx.get("kps_job") != task.job.fingerprint(self.repetitions):
+            return "the sweep's definition of it changed"
+        return None
+
+    def command(self, task: Task) -> list:
+        return [str(self.bench)] + task.job.bench_args(self.repetitions)
+
+    def run(self, tasks: list) -> Outcome:
+        """Runs every task that is not up to date, in order; a failed task stops the rest of its
+        label's (study's) tasks."""
+        outcome = Outcome()
+        todo = []
+        for t in tasks:
+            why = self.status(t)
+            if why is None:
+                say(f"{t.label}: {t.job.id}: up to date ({t.out.name}), skipped")
+                outcome.done.append(t)
+            else:
+                todo.append((t, why))
+        failed_labels = set()
+        t0, ran = time.monotonic(), 0
+        for i, (t, why) in enumerate(todo):
+            if t.label in failed_labels:
+                continue
+            eta = ""
+            if ran:
+                left = (time.monotonic() - t0) / ran * (len(todo) - i)
+                eta = f", about {left / 60:.0f} min left" if left >= 90 else f", about {left:.0f} s left"
+            say(f"{t.label}: run {i + 1}/{len(todo)}: {t.job.id} ({why}){eta}")
+            say("  " + " ".join([self.display_bench] + t.job.bench_args(self.repetitions)))
+            if self._run_one(t, outcome.done):
+                outcome.done.append(t)
+            else:
+                outcome.failed.append(t)
+                failed_labels.add(t.label)
+            ran += 1
+        return outcome
+
+    def _run_one(self, task: Task, kept: list) -> bool:
+        task.dest.mkdir(parents=True, exist_ok=True)
+        partial = task.out.with_name(task.out.name + ".partial")
+        partial.unlink(missing_ok=True)
+        cmd = self.command(task) + [f"--benchmark_out={partial}", "--benchmark_out_format=json"]
+        probe = LoadProbe.start()
+        try:
+            proc = subprocess.Popen(cmd, env={**os.environ, **task.env})
+        except OSError as e:
+            raise KpsError(f"cannot run {self.bench}: {e.strerror}")
+        try:
+            rc = proc.wait()
+        except KeyboardInterrupt:
+            _stop(proc)
+            partial.unlink(missing_ok=True)
+            raise Interrupted(task, kept)
+        context = {"kps_command": " ".join([self.display_bench] + task.job.bench_args(self.repetitions)),
+                   "kps_job": task.job.fingerprint(self.repetitions), "kps_job_id": task.job.id,
+                   "kps_bench_sha256": self.bench_sha, **probe.context(),
+                   **{f"nvidia_smi_{k}": v for k, v in gpu_state().items()}, **task.context}
+        if rc != 0:
+            context["kps_exit_status"] = str(rc)
+        if not partial.exists():
+            warn(f"{task.label}: {task.job.id} FAILED (kps-bench exit {rc}) and wrote no results")
+            return False
+        try:
+            doc = gbench.slim(gbench.load(partial))
+        except KpsError:
+            try:
+                doc = gbench.salvage(partial)
+            except KpsError:
+                partial.unlink(missing_ok=True)
+                warn(f"{task.label}: {task.job.id} FAILED (kps-bench exit {rc}); no complete benchmark kept")
+                return False
+        doc["context"].update(context)
+        with open(partial, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1)
+        os.replace(partial, task.out)
+        if rc != 0:
+            what = "its completed benchmarks kept" if doc["context"].get("kps_incomplete") == "true" else \
+                "its results (failed checks listed in the report) kept"
+            warn(f"{task.label}: {task.job.id} FAILED (kps-bench exit {rc}); {what} in {task.out}")
+            return False
+        return True
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stops kps-bench after Ctrl-C: it got the terminal's SIGINT too, unless it runs without one."""
+    for sig, wait in ((signal.SIGINT, 10), (signal.SIGKILL, 10)):
+        if proc.poll() is not None:
+            return
+        try:
+            proc.send_signal(sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue
+        except KeyboardInterrupt:
+            continue
