@@ -8,6 +8,8 @@
 // malformed (each kind, with its line number) and foreign-device tables, and the selection
 // rules of KPS_REDUCE_TABLE (kps/reduce_table.hpp).
 #include <cmath>
+#include <limits>
+#include <numeric>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -244,6 +246,19 @@ TEST(ReduceIndex, NarrowOnlyWhereEveryIndexFits) {
   EXPECT_TRUE(impl::narrow_index((two32 - ahead - 1) * 2, ReducePolicy{256, 2, 1000, 2}));
   // a league this large needs 64-bit indices for any n
   EXPECT_FALSE(impl::narrow_index(16, ReducePolicy{1024, 4, 1 << 20, 1}));
+}
+
+// A league of 2^31 - 1 teams is a valid policy: it runs (capped at impl::max_league_size teams,
+// each thread looping) and returns the sum, on every backend (Kokkos 3.4's OpenMP team policy
+// never returned from one).
+TEST(ReduceApi, HugeLeaguesReturn) {
+  for_each_exec([&](auto exec) {
+    using Space = typename decltype(exec)::memory_space;
+    const auto hx = random_values<int>(10007, 5);
+    const auto x = to_device<int, Space>(hx);
+    const ReducePolicy p{1, 8, std::numeric_limits<int>::max()};
+    EXPECT_EQ(reduce_sum(exec, x, p), std::accumulate(hx.begin(), hx.end(), 0));
+  });
 }
 
 TEST(ReduceApi, BadPoliciesThrow) {

@@ -3,6 +3,8 @@
 // reference (exact for integers, relative tolerance for floating point); plus the analytic
 // active-warp counts of the seed and the API's errors.
 #include <cmath>
+#include <numeric>
+#include <thread>
 #include <set>
 #include <string>
 #include <vector>
@@ -368,6 +370,70 @@ TEST(ScanApi, WorkspaceKeepsItsInstance) {
   auto& ws = impl::workspace(exec);
   ASSERT_TRUE(ws.owner.has_value());
   EXPECT_EQ(impl::instance_key(*ws.owner), impl::instance_key(exec));
+}
+
+// An output that overlaps the input without being the same View (in place) would be read after
+// it is written: refused, for every algorithm; the same View stays allowed.
+TEST(ScanApi, PartlyOverlappingOutputIsRefused) {
+  Kokkos::View<int*, DeviceType> buffer("buffer", 1001);
+  const auto in = Kokkos::subview(buffer, std::make_pair(0, 1000));
+  const auto ahead = Kokkos::subview(buffer, std::make_pair(1, 1001));
+  const auto behind_in = Kokkos::subview(buffer, std::make_pair(1, 1001));
+  const auto behind = Kokkos::subview(buffer, std::make_pair(0, 1000));
+  for (ScanAlgorithm alg : {ScanAlgorithm::automatic, ScanAlgorithm::kokkos, ScanAlgorithm::hillis_steele,
+                            ScanAlgorithm::blelloch, ScanAlgorithm::single_pass}) {
+    SCOPED_TRACE(to_string(alg));
+    EXPECT_THROW(exclusive_scan(ExecutionSpace(), in, ahead, alg), std::invalid_argument);
+    EXPECT_THROW(inclusive_scan(ExecutionSpace(), behind_in, behind, alg), std::invalid_argument);
+    EXPECT_NO_THROW(exclusive_scan(ExecutionSpace(), in, in, alg));
+  }
+  try {
+    exclusive_scan(ExecutionSpace(), in, ahead);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("overlaps"), std::string::npos) << e.what();
+  }
+}
+
+// The workspace's Views are made on the caller's instance: a scan from a second host thread on
+// Kokkos::Serial (whose instances are per thread in Kokkos 4 and later) works.
+TEST(ScanApi, ScanFromAnotherHostThread) {
+#if defined(KOKKOS_ENABLE_SERIAL)
+  std::string error;
+  std::vector<int> got;
+  std::thread worker([&] {
+    try {
+      const Kokkos::Serial serial;
+      Kokkos::View<int*, Kokkos::HostSpace> v(Kokkos::view_alloc(serial, std::string("v")), 5000);
+      for (int i = 0; i < 5000; ++i) v(i) = i % 3;
+      exclusive_scan(serial, v, v, ScanAlgorithm::single_pass);
+      serial.fence();
+      got.assign(v.data(), v.data() + 5000);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  });
+  worker.join();
+  ASSERT_EQ(error, "");
+  std::vector<int> x(5000);
+  for (int i = 0; i < 5000; ++i) x[i] = i % 3;
+  expect_matches(got, reference(x, true));
+#else
+  GTEST_SKIP() << "this Kokkos has no Serial backend";
+#endif
+}
+
+// Every signed 64-bit integer type is an int64 (std::int64_t is long here, long long too).
+TEST(ScanApi, EverySigned64BitIntegerType) {
+  static_assert(is_element_type_v<long long> && is_element_type_v<long>);
+  EXPECT_STREQ(type_name<long long>(), "int64");
+  EXPECT_STREQ(type_name<long>(), "int64");
+  std::vector<long long> x(3000);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = (long long)(i % 11) * 1000000000LL;
+  auto in = to_device<long long, ExecutionSpace::memory_space>(x);
+  Kokkos::View<long long*, ExecutionSpace::memory_space> out("out", x.size());
+  exclusive_scan(ExecutionSpace(), in, out);
+  expect_matches(to_host(out), reference(x, true));
+  EXPECT_EQ(reduce_sum(ExecutionSpace(), in), std::accumulate(x.begin(), x.end(), 0LL));
 }
 
 }  // namespace scan_tests

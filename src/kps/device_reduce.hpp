@@ -24,7 +24,8 @@ struct ReducePolicy {
   int team_size = 0;          ///< threads per team (the seed's LOCALSIZE); > 0
   int items_per_thread = 0;   ///< elements per thread of one pass over the data (a league of
                               ///< N / (team x items) teams when league_size is 0); > 0
-  int league_size = 0;        ///< teams (the seed's number of work groups); 0: enough to cover N once
+  int league_size = 0;        ///< teams (the seed's number of work groups); 0: enough to cover N once;
+                              ///< at most impl::max_league_size (2^24) teams run, larger leagues loop
   int vector_width = 0;       ///< elements per load: 1, 2, 4 (or 0: 16-byte loads where aligned);
                               ///< on a host backend the SIMD lanes of each of its 4 accumulators
 };
@@ -304,8 +305,10 @@ ReducePolicy validate(const Exec& exec, ReducePolicy p, std::size_t n, const Loa
   if (p.league_size == 0) {
     const std::size_t per_team = std::size_t(p.team_size) * p.items_per_thread;
     const std::size_t teams = (n + per_team - 1) / per_team;
-    p.league_size = static_cast<int>(teams < 1 ? 1 : (teams > 2147483647 ? 2147483647 : teams));
+    p.league_size = static_cast<int>(teams < 1 ? 1 : (teams > std::size_t(max_league_size) ? max_league_size : teams));
   }
+  // Larger leagues only loop (each thread steps by the league's threads); see max_league_size.
+  if (p.league_size > max_league_size) p.league_size = max_league_size;
   return p;
 }
 

@@ -74,18 +74,23 @@ struct TileScanKernel {
   bool exclusive;
   Count count;
 
+  /// Team r scans tiles r, r + league, ...: one tile per team up to max_league_size teams.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     T* x = static_cast<T*>(team.team_scratch(0).get_shmem(
         sizeof(T) * team_scan_scratch_elements(alg, tile)));
     T* tmp = x + tile;
-    const std::size_t base = std::size_t(team.league_rank()) * tile;
-    for (int i = team.team_rank(); i < tile; i += team.team_size())
-      x[i] = base + i < n ? in[base + i] : T(0);
-    team.team_barrier();
-    team_inclusive_scan(team, alg, x, tmp, tile, count);
-    for (int i = team.team_rank(); i < tile; i += team.team_size())
-      if (base + i < n) out[base + i] = exclusive ? (i > 0 ? x[i - 1] : T(0)) : x[i];
-    if (totals && team.team_rank() == 0) totals[team.league_rank()] = x[tile - 1];
+    const std::size_t tiles = (n + tile - 1) / tile;
+    for (std::size_t t = team.league_rank(); t < tiles; t += team.league_size()) {
+      const std::size_t base = t * tile;
+      for (int i = team.team_rank(); i < tile; i += team.team_size())
+        x[i] = base + i < n ? in[base + i] : T(0);
+      team.team_barrier();
+      team_inclusive_scan(team, alg, x, tmp, tile, count);
+      for (int i = team.team_rank(); i < tile; i += team.team_size())
+        if (base + i < n) out[base + i] = exclusive ? (i > 0 ? x[i - 1] : T(0)) : x[i];
+      if (totals && team.team_rank() == 0) totals[t] = x[tile - 1];
+      team.team_barrier();  // x is read above before the next tile overwrites it
+    }
   }
 };
 
@@ -98,7 +103,8 @@ void launch_tile_scan(const Exec& exec, const TileScanKernel<Exec, T, Count>& k,
   probe.set_scratch_size(0, scratch);
   const int lanes = team_scan_lanes(k.alg, k.tile);
   const int max = probe.team_size_max(k, Kokkos::ParallelForTag());
-  Kokkos::TeamPolicy<Exec> policy(exec, static_cast<int>(tiles), lanes < max ? lanes : max);
+  const std::size_t league = tiles < std::size_t(max_league_size) ? tiles : std::size_t(max_league_size);
+  Kokkos::TeamPolicy<Exec> policy(exec, static_cast<int>(league), lanes < max ? lanes : max);
   policy.set_scratch_size(0, scratch);
   Kokkos::parallel_for(label, policy, k);
 }
@@ -801,12 +807,16 @@ void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, co
     ws.status = {};
     ws.values = {};
     const std::size_t cap = tiles > ws.status.extent(0) ? tiles : ws.status.extent(0);
-    ws.status = Kokkos::View<std::uint64_t*, typename Exec::memory_space>("kps::scan::status", cap);
-    ws.values = Kokkos::View<std::uint64_t*, typename Exec::memory_space>("kps::scan::values", 4 * cap);
+    // Made and zeroed on exec: no other instance, no other host thread's, is involved.
+    ws.status = Kokkos::View<std::uint64_t*, typename Exec::memory_space>(
+        Kokkos::view_alloc(exec, std::string("kps::scan::status")), cap);
+    ws.values = Kokkos::View<std::uint64_t*, typename Exec::memory_space>(
+        Kokkos::view_alloc(exec, std::string("kps::scan::values")), 4 * cap);
     ws.epoch = 0;
   }
   if (!ws.tile_counter.data())
-    ws.tile_counter = Kokkos::View<unsigned int, typename Exec::memory_space>("kps::scan::tile_counter");
+    ws.tile_counter = Kokkos::View<unsigned int, typename Exec::memory_space>(
+        Kokkos::view_alloc(exec, std::string("kps::scan::tile_counter")));
   // The look-back's default delays and the prefetch apply from single_pass_delay_tiles tiles on
   // (CUB's rule): with fewer, the tiles are all resident at once; a sleep only adds to the
   // latency, and every tile's loads are already under way.

@@ -122,7 +122,7 @@ auto with_tuned(const TunedPolicy& t, F&& f) {
 /// has a table, else the fallback rule.
 template <class T, class Exec>
 ReducePolicy tuned_reduce_policy(const Exec& exec, std::size_t n) {
-  static_assert(is_element_type_v<T>, "kps reduce: element type must be int32, int64, float or double");
+  static_assert(is_element_type_v<T>, "kps reduce: element types are signed 32/64-bit integers, float and double");
   return impl::tuned_policy<T>(exec, n).policy;
 }
 
@@ -132,7 +132,7 @@ void check_reduce_view(const View& x) {
   static_assert(Kokkos::is_execution_space<Exec>::value, "kps reduce: exec must be a Kokkos execution space");
   static_assert(Kokkos::is_view<View>::value && View::rank == 1, "kps reduce: x must be a rank-1 Kokkos View");
   static_assert(is_element_type_v<typename View::non_const_value_type>,
-                "kps reduce: element type must be int32, int64, float or double");
+                "kps reduce: element types are signed 32/64-bit integers, float and double");
   static_assert(Kokkos::SpaceAccessibility<Exec, typename View::memory_space>::accessible,
                 "kps reduce: the View must be accessible from exec");
   if (!x.span_is_contiguous()) throw std::invalid_argument("kps reduce: the View must be contiguous");

@@ -8,6 +8,7 @@
 // Kokkos dispatch; mismatched lengths or types throw std::invalid_argument.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -89,7 +90,7 @@ void scan(const Exec& exec, const InView& in, const OutView& out, bool exclusive
   static_assert(std::is_same_v<typename InView::non_const_value_type, T>,
                 "kps scan: in and out must have the same element type");
   static_assert(std::is_same_v<typename OutView::value_type, T>, "kps scan: out must not be const");
-  static_assert(is_element_type_v<T>, "kps scan: element type must be int32, int64, float or double");
+  static_assert(is_element_type_v<T>, "kps scan: element types are signed 32/64-bit integers, float and double");
   static_assert(Kokkos::SpaceAccessibility<Exec, typename InView::memory_space>::accessible &&
                     Kokkos::SpaceAccessibility<Exec, typename OutView::memory_space>::accessible,
                 "kps scan: in and out must be accessible from exec");
@@ -100,6 +101,13 @@ void scan(const Exec& exec, const InView& in, const OutView& out, bool exclusive
     throw std::invalid_argument("kps scan: in and out must be contiguous (LayoutRight/LayoutLeft rank-1)");
   const std::size_t n = in.extent(0);
   if (n == 0) return;
+  // In place is the same View; any other overlap would read elements after they are written.
+  const auto first_in = reinterpret_cast<std::uintptr_t>(in.data()), first_out = reinterpret_cast<std::uintptr_t>(out.data());
+  const std::uintptr_t bytes = n * sizeof(T);
+  if (first_in != first_out && first_in < first_out + bytes && first_out < first_in + bytes)
+    throw std::invalid_argument("kps scan: out overlaps in without being the same View (" +
+                                std::to_string((std::intptr_t(first_out) - std::intptr_t(first_in)) / std::intptr_t(sizeof(T))) +
+                                " elements apart); scan in place with one View, or into memory of its own");
   if (alg == ScanAlgorithm::automatic) alg = choose_scan_algorithm<Exec, typename InView::non_const_value_type>(n);
 
   Workspace<Exec>& ws = workspace(exec);

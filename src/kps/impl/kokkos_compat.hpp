@@ -19,6 +19,11 @@ template <class Exec>
 inline constexpr bool is_host_space_v =
     Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible;
 
+/// The most teams kps launches in one TeamPolicy; more work loops inside the teams. Kokkos 3.4's
+/// OpenMP backend overflows its chunk size above about 1.68e9 teams and never returns, and no
+/// backend runs more than a few thousand teams at once: 2^24 costs nothing anywhere.
+inline constexpr int max_league_size = 1 << 24;
+
 /// Load and store of a naturally aligned word that other threads poll (the single-pass
 /// scan's tile status), through volatile: single-copy atomic for aligned words on every
 /// Kokkos backend (ld.volatile / st.volatile on CUDA, plain moves on x86-64 and Arm), and

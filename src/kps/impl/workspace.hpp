@@ -59,7 +59,7 @@ struct Workspace {
       exec.fence();  // an older buffer may still be read by work in flight
       scratch = {};
       scratch = Kokkos::View<unsigned char*, memory_space>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::workspace::scratch"), bytes);
+          Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("kps::workspace::scratch")), bytes);
     }
     return scratch.data();
   }
