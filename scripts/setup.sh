@@ -36,6 +36,7 @@ declare -A PROBES=(
   [libgtest-dev]="file:/usr/include/gtest/gtest.h"
   [python3]="cmd:/usr/bin/python3"
   [python3-matplotlib]="py:matplotlib"
+  [python3-pytest]="pymod:pytest"
   [dpkg-dev]="cmd:dpkg-source"
   [xz-utils]="cmd:xz"
 )
@@ -46,17 +47,29 @@ probe() {
     cmd) command -v "$what" >/dev/null 2>&1 ;;
     file) [ -e "$what" ] ;;
     py) pick_python >/dev/null ;;
+    pymod) has_module "$what" ;;
   esac
 }
 
-# The python that runs the analysis: the first on PATH if it has matplotlib, else Debian's.
+# The python that runs the runner and the reports (python/kps_report): the first of KPS_PYTHON,
+# python3 on PATH and Debian's that has matplotlib, preferring one that also has pytest (the tests).
 pick_python() {
+  local p want
+  for want in 'import matplotlib, pytest' 'import matplotlib'; do
+    for p in "${KPS_PYTHON:-}" python3 /usr/bin/python3; do
+      [ -n "$p" ] || continue
+      if command -v "$p" >/dev/null 2>&1 && "$p" -c "$want" >/dev/null 2>&1; then
+        command -v "$p"; return 0
+      fi
+    done
+  done
+  return 1
+}
+
+has_module() {  # $1 = a module some python3 here can import
   local p
   for p in "${KPS_PYTHON:-}" python3 /usr/bin/python3; do
-    [ -n "$p" ] || continue
-    if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import matplotlib' >/dev/null 2>&1; then
-      command -v "$p"; return 0
-    fi
+    [ -n "$p" ] && command -v "$p" >/dev/null 2>&1 && "$p" -c "import $1" >/dev/null 2>&1 && return 0
   done
   return 1
 }
@@ -81,7 +94,7 @@ done
 if [ "${#missing[@]}" -gt 0 ]; then
   apt_install "${missing[@]}"
 else
-  say "build tools, Google Benchmark, GoogleTest, python3 + matplotlib: present"
+  say "build tools, Google Benchmark, GoogleTest, python3 + matplotlib + pytest: present"
 fi
 PY="$(pick_python)" || die "no python3 with matplotlib found (Debian: apt-get install python3-matplotlib)"
 

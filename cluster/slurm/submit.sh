@@ -9,7 +9,7 @@
 #
 #   cluster/slurm/submit.sh [--backend gpu|cpu] [--scale small|full] [--studies a,b] [--bench PATH]
 #                           [--out DIR] [--partition P] [--report-partition P] [--account A]
-#                           [--time HH:MM:SS] [--cpus N] [--force] [--dry-run]
+#                           [--time HH:MM:SS] [--cpus N] [--force] [--update-committed] [--dry-run]
 #
 #   --backend gpu    one GPU per study (--gpus=1), the kps-bench of a CUDA build (default)
 #   --backend cpu    a whole node per study (--exclusive), N cores for one task (--cpus-per-task),
@@ -20,11 +20,13 @@
 #   --studies        a comma-separated subset (default: every studies/*/study.json)
 #   --bench PATH     kps-bench (default: build/cuda or build/host of this checkout, by backend,
 #                    else kps-bench on PATH, as installed by cmake --install or spack)
-#   --out DIR        results folder (default: results/slurm-<backend>); job logs in DIR/slurm/
+#   --out DIR        results folder (default: results/local/slurm-<backend>, ignored by git); job
+#                    logs in DIR/slurm/. A committed folder (results/<machine>) needs --update-committed
 #   --partition P, --account A    passed to sbatch; --report-partition P for the report job
 #                    (default: the --partition); --time per study task (default: 04:00:00 for
 #                    full, 00:30:00 for small)
-#   --force          re-run studies whose results exist (default: resume, skip them)
+#   --force          re-run studies whose results are up to date (default: resume, skip them)
+#   --update-committed  allow --out to name a committed results folder: re-measure it on purpose
 #   --dry-run        print the sbatch commands, submit nothing
 #
 # Exit status: 0 submitted, 2 bad option or missing kps-bench, 1 sbatch failed.
@@ -38,7 +40,7 @@ die() { printf 'submit.sh: error: %s\n' "$*" >&2; exit 2; }
 say() { printf '[kps slurm] %s\n' "$*"; }
 
 backend=gpu scale=full studies_csv="" bench="" out="" partition="" report_partition="" account=""
-time_limit="" cpus="" force=0 dry_run=0
+time_limit="" cpus="" force=0 update=0 dry_run=0
 
 # Options take their value as `--opt value` or `--opt=value`.
 while [ $# -gt 0 ]; do
@@ -54,7 +56,7 @@ while [ $# -gt 0 ]; do
       fi
       [ -n "$val" ] || die "$opt needs a non-empty value"
       ;;
-    --force|--dry-run|-h|--help)
+    --force|--update-committed|--dry-run|-h|--help)
       [ "$has_val" = 0 ] || die "$opt takes no value"
       ;;
     *) die "unknown option '$1' (--help lists them)" ;;
@@ -72,6 +74,7 @@ while [ $# -gt 0 ]; do
     --time) time_limit="$val" ;;
     --cpus) cpus="$val" ;;
     --force) force=1 ;;
+    --update-committed) update=1 ;;
     --dry-run) dry_run=1 ;;
     -h|--help) usage; exit 0 ;;
   esac
@@ -136,7 +139,7 @@ if [ ! -f "$bench" ] || [ ! -x "$bench" ]; then
 fi
 bench="$(cd "$(dirname "$bench")" && pwd)/$(basename "$bench")"
 
-out="${out:-$ROOT/results/slurm-$backend}"
+out="${out:-$ROOT/results/local/slurm-$backend}"
 case "$out" in
   /*) ;;
   *) out="$PWD/$out" ;;
@@ -156,6 +159,11 @@ else
   array+=(--exclusive "--cpus-per-task=$cpus")
 fi
 array+=("$HERE/study.sbatch" "$backend" "$bench" "$scale" "$out" "$(IFS=,; echo "${studies[*]}")" "$force")
+report_args=("$out")
+if [ "$update" = 1 ]; then
+  array+=(update-committed)
+  report_args+=(--in-place)
+fi
 
 report=(sbatch "${common[@]}" --job-name=kps-report "--output=$out/slurm/%x-%j.out" --time=00:30:00
         --ntasks=1 --kill-on-invalid-dep=yes)
@@ -164,7 +172,7 @@ report=(sbatch "${common[@]}" --job-name=kps-report "--output=$out/slurm/%x-%j.o
 if [ "$dry_run" = 1 ]; then
   printf '%q ' "${array[@]}"; echo
   printf '%q ' "${report[@]}"; printf -- '--dependency=afterok:ARRAY_JOB_ID '
-  printf '%q ' "$HERE/report.sbatch" "$out"; echo
+  printf '%q ' "$HERE/report.sbatch" "${report_args[@]}"; echo
   exit 0
 fi
 
@@ -180,6 +188,6 @@ submit() {
 mkdir -p "$out/slurm"
 array_id="$(submit "${array[@]}")"
 say "array job $array_id: ${#studies[@]} studies (${studies[*]}), backend $backend, scale $scale, $bench"
-report_id="$(submit "${report[@]}" "--dependency=afterok:$array_id" "$HERE/report.sbatch" "$out")"
+report_id="$(submit "${report[@]}" "--dependency=afterok:$array_id" "$HERE/report.sbatch" "${report_args[@]}")"
 say "report job $report_id: renders $out/report.md once every study succeeded"
 say "logs: $out/slurm/; watch: squeue -j $array_id,$report_id"

@@ -200,7 +200,7 @@ def cmd_run(a, lay: Layout, argv) -> int:
     tasks = [Task(s.name, j, out / s.name, dict(OMP_ENV), {"kps_study": s.name, "kps_scale": a.scale}, a.force)
              for s in studies for j in jobs[s.name] if not only or j.id in only]
     outcome = runner.run(tasks)
-    path = report.render(out, out, lay, prog())
+    path = report.render(out, out, lay, lay.command)
     say(f"report: {lay.display(path)}")
     if outcome.failed:
         warn(f"{len(outcome.failed)} run(s) failed: {', '.join(t.label + '/' + t.job.id for t in outcome.failed)}")
@@ -223,7 +223,7 @@ def cmd_report(a, lay: Layout, argv) -> int:
     out = _render_out(src, a, lay)
     if lay.is_committed(src) and not a.in_place and not a.out:
         _mark_local(out, lay)
-    path = report.render(src, out, lay, prog())
+    path = report.render(src, out, lay, lay.command)
     say(f"report: {lay.display(path)}")
     return 0
 
@@ -251,7 +251,7 @@ def cmd_compare(a, lay: Layout, argv) -> int:
     if lay.is_committed(out.parent) and not a.out:
         die("internal: the default comparison lands in a committed folder")
     _mark_local(out.parent, lay)
-    text = compare.markdown(machines, studies, f"{prog()} compare " + " ".join(lay.display(m.folder) for m in machines),
+    text = compare.markdown(machines, studies, f"{lay.command} compare " + " ".join(lay.display(m.folder) for m in machines),
                             a.all, out.parent)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
@@ -297,7 +297,7 @@ def cmd_tune(a, lay: Layout, argv) -> int:
 
     def render():
         with Staging(dest) as staging:
-            return tuning.render_folder(dest, Figures(staging, ""), study, prog(), lay.installed)
+            return tuning.render_folder(dest, Figures(staging, ""), study, lay.command, lay.installed)
 
     rendered = render()
     table = dest / rendered.table_name
@@ -339,7 +339,7 @@ def cmd_tune_table(a, lay: Layout, argv) -> int:
     if out != src:
         _mark_local(out, lay)
     with Staging(out) as staging:
-        rendered = tuning.render_folder(src, Figures(staging, ""), study, prog(), lay.installed)
+        rendered = tuning.render_folder(src, Figures(staging, ""), study, lay.command, lay.installed)
         if rendered is None:
             die(f"{a.dir} holds no reduction sweep (reduce_sweep/... JSON)")
     say(f"tune: table {lay.display(out / rendered.table_name)}; {rendered.failed} failed checks"

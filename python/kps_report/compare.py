@@ -91,7 +91,7 @@ def study_section(name: str, title: str, labels: list, results: list, show_all: 
     normalised = NORMALISED.get(name)
     norm = normalised(labels, results) if normalised else ""
     if not shown:
-        md.append(f"No benchmark of this study ran under the same name in more than one folder ({len(names)} ran "
+        md.append(f"No benchmark of this study ran in more than one folder under the same name ({len(names)} ran "
                   "in one; `--all` shows them)" + (": the table below compares them normalised." if norm else ".")
                   + "\n")
         md.append(norm)

@@ -36,6 +36,11 @@ class Layout:
         return self.source_root is None
 
     @property
+    def command(self) -> str:
+        """How a reader of a report runs kps: the checkout's script, or the installed command."""
+        return "kps" if self.installed else "./kps"
+
+    @property
     def prefix(self) -> Optional[Path]:
         """The installation prefix (<prefix>/share/kps holds the studies), None in a checkout."""
         return None if self.source_root else self.studies_dir.parent.parent.parent

@@ -48,6 +48,11 @@ class Figures:
     def path(self, name: str) -> Path:
         return self.staging.path(f"{self.sub}/{name}" if self.sub else name)
 
+    def folder(self) -> Path:
+        p = self.staging.dir / self.sub if self.sub else self.staging.dir
+        p.mkdir(parents=True, exist_ok=True)
+        return p
+
     def link(self, name: str, alt: str) -> str:
         target = f"{self.sub}/{name}" if self.sub else name
         return f"![{alt}]({target})\n"

@@ -89,10 +89,8 @@ def render_folder(folder: Path, figures: Figures, study: Optional[Study] = None,
     verify_doc = gbench.load(vpath) if vpath.exists() else None
     verified = bool(verify_doc) and verify_doc["context"].get("kps_tune_table_sha256") == sha
     verify = gbench.records(verify_doc) if verified else []
-    out = figures.path("x").parent
-    md, table, failed = reduce_tune.analyze(records, ctx, out, text, command, bench_cmds, tolerance=tolerance,
-                                            verify=verify)
-    (out / "x").unlink(missing_ok=True)
+    md, table, failed = reduce_tune.analyze(records, ctx, figures.folder(), text, command, bench_cmds,
+                                            tolerance=tolerance, verify=verify)
     name = reduce_tune.table_slug(ctx) + ".table"
     figures.path(name).write_text(table, encoding="utf-8")
     figures.path("tune.md").write_text(

@@ -196,14 +196,19 @@ def tuning_section(results, figures) -> str:
     """The tuning sweep of this machine (reduce/tune beside the study's JSON), rendered from its
     JSON into tune/ (tune.md, CSV, figures, the table); its summary here."""
     from kps_report import tuning  # the tuning driver renders the sweep the same way `kps tune` does
+    from kps_report.layout import layout
+    from kps_report.study import load_study
     tune_dir = results.folder / "tune"
     if not any(tune_dir.glob("*.json")):
         return ""
-    rendered = tuning.render_folder(tune_dir, figures.child("tune"))
+    lay = layout()
+    rendered = tuning.render_folder(tune_dir, figures.child("tune"), load_study("reduce", lay.studies_dir),
+                                    lay.command, lay.installed)
     if rendered is None:
         return ""
     link = f"{figures.sub}/tune/tune.md" if figures.sub else "tune/tune.md"
-    return f"### Tuning (the seed's sweep; figures in [{link}]({link}))\n\n" + rendered.summary
+    return (f"### Tuning (the seed's sweep; its table, figures and CSV in [tune/tune.md]({link}))\n\n"
+            + rendered.summary)
 
 
 def headlines(results) -> list:

@@ -1,20 +1,15 @@
-#!/usr/bin/env python3
-"""Unit tests of the reduction tuning analysis (tune.py) on canned Google Benchmark JSON: the
+"""Unit tests of the reduction tuning analysis (kps_report.analyses.reduce_tune) on canned Google Benchmark JSON: the
 optimum per size, the merging of sizes with similar optima into ranges and their boundaries,
 capped configurations standing in for the seed's where the cap does not bind, same-size type
 copies, the table text (format of src/kps/reduce_table.hpp), the checks, and the files written.
-Run by ctest (kps.reduce.tune_analysis); exits non-zero on a failure."""
+Run by ctest (kps.reduce.tune_analysis) with pytest."""
 import os
 import re
-import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-import kpsjson  # noqa: E402
-import tune  # noqa: E402
+from kps_report import gbench
+from kps_report.analyses import reduce_tune as tune
 
 CTX = {"device": "Test GPU 9000", "backend": "Cuda", "kokkos_concurrency": "1024", "device_compute_units": "4",
        "date": "2025-01-01T00:00:00", "kps_git_revision": "abc"}
@@ -42,7 +37,7 @@ def sweep_doc(times):
 
 
 def records(doc):
-    return kpsjson.medians(doc)
+    return gbench.records(doc)
 
 
 A = ("seed", 64, 2, 0)
@@ -152,7 +147,7 @@ class Tune(unittest.TestCase):
 
     def test_table_text_format(self):
         _, _, rows, source = self.analyse(canned())
-        text = tune.table_text(CTX, rows, source, 1024, "canned sweep", "tools/kps_run.py tune", ["kps-bench x"])
+        text = tune.table_text(CTX, rows, source, 1024, "canned sweep", "kps tune", ["kps-bench x"])
         lines = [l.strip() for l in text.splitlines() if l.strip() and not l.strip().startswith("#")]
         self.assertEqual(lines[0], "kps-reduce-table 1")
         header = dict(l.split(" = ", 1) for l in lines[1:] if re.match(r"^[a-z_]+ = ", l))
@@ -258,5 +253,3 @@ class Tune(unittest.TestCase):
         self.assertNotIn(tune.Config("seed", 32, 2), points["int32"][1000])
 
 
-if __name__ == "__main__":
-    unittest.main(verbosity=1)

@@ -1,19 +1,15 @@
-#!/usr/bin/env python3
-"""Unit tests of the occupancy study's analysis of seed 003's sweep (analyze.py, time against
+"""Unit tests of the occupancy study's analysis of seed 003's sweep (kps_report.analyses.occupancy, time against
 occupancy) on synthetic Google Benchmark JSON: the table per kernel, the measured plateau (the
 lowest occupancy within 5 % of the best time) against the predicted one, host curves without
 model claims, failed checks listed, and the waves section left as it was. Run by ctest
-(kps.occupancy.curve_analysis); exits non-zero on a failure."""
-import os
-import sys
+(kps.occupancy.curve_analysis) with pytest."""
 import tempfile
 import unittest
+from pathlib import Path
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-import analyze  # noqa: E402
-import kpsjson  # noqa: E402
+from kps_report import gbench
+from kps_report.analyses import occupancy as analyze
+from kps_report.output import Figures, Staging
 
 CTX = {"device": "Test GPU 9000", "backend": "Cuda", "device_compute_units": "4"}
 N = 1 << 28
@@ -57,9 +53,11 @@ def reduce_curve():
 
 
 def render(benchmarks):
-    records = kpsjson.medians({"context": CTX, "benchmarks": benchmarks})
+    records = gbench.records({"context": CTX, "benchmarks": benchmarks})
     with tempfile.TemporaryDirectory() as d:
-        return analyze.analyze(records, CTX, d)
+        results = gbench.StudyResults("occupancy", Path(d), records=records, context=CTX)
+        with Staging(Path(d) / "out") as staging:
+            return analyze.analyze(results, Figures(staging, "occupancy"))
 
 
 def table_rows(md, title):
@@ -113,11 +111,27 @@ class OccupancyCurve(unittest.TestCase):
         for b in (1, 2):
             doc += bench(f"occupancy_curve/reduce/int32/4096/threads:2/blocks_per_sm:{b}", 0.1, **{
                 "GB/s": 1.5, "blocks_per_sm": b, "team_size": 2, "league": 2 * b, "scratch_bytes": 1024})
-            doc += bench(f"occupancy_curve/cos/cosf/threads:2/blocks_per_sm:{b}", 0.2, blocks_per_sm=b)
+            doc += bench(f"occupancy_curve/cos/cosf/threads:2/blocks_per_sm:{b}", 0.2, blocks_per_sm=b, league=2 * b)
         md = render(doc)
         self.assertIn("Host backend (teams are OS threads; no occupancy, no model claims)", md)
-        self.assertEqual(table_rows(md, "#### cos loop, cosf, 2 threads per team"), ["| 1 | 0.2 |", "| 2 | 0.2 |"])
+        # teams per core, teams, ms
+        self.assertEqual(table_rows(md, "#### cos loop, cosf, 2 threads per team"), ["| 1 | 2 | 0.2 |", "| 2 | 4 | 0.2 |"])
         self.assertNotIn("predicted plateau", md)
+        self.assertIn("time against teams per core", md)
+        self.assertNotIn("H100", md)
+
+    def test_gbps_is_computed_from_the_time_beside_it(self):
+        # Google Benchmark's loop took 1.015 ms a call (its GB/s counter: 4.13), the benchmark's own
+        # measured_ms says 0.041: the row must show the GB/s of the 0.041 ms it shows.
+        n = 1 << 20
+        doc = bench(f"occupancy_curve/reduce/int32/{n}/threads:1/blocks_per_sm:1", 1.015, **{
+            "GB/s": n * 4 / 1.015e-3 / 1e9, "blocks_per_sm": 1, "team_size": 1, "league": 2})
+        doc[0]["measured_ms"] = 0.041
+        md = render(doc)
+        row = table_rows(md, f"#### reduction, int32, N = 2^20, 1 threads per team")[0]
+        cells = row.strip("| ").split(" | ")
+        self.assertEqual(cells[2], "0.041")
+        self.assertAlmostEqual(float(cells[3]), n * 4 / 0.041e-3 / 1e9, delta=1.0)  # 102 GB/s, not 4.13
 
     def test_failed_points_are_listed_not_used(self):
         doc = cos_curve()
@@ -144,6 +158,3 @@ class OccupancyCurve(unittest.TestCase):
         self.assertTrue(md.startswith("## Occupancy study\n"))
         self.assertNotIn("clock64", md)  # the waves study's introduction needs its points
 
-
-if __name__ == "__main__":
-    unittest.main(verbosity=1)

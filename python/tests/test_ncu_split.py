@@ -1,15 +1,12 @@
-#!/usr/bin/env python3
 """Unit tests of ncu_split.py on a canned Nsight Compute CSV: kernel kinds from their names,
 the split of kernels that wrote back a predecessor's dirty lines, and the two-size fit
-t = t0 + bytes / R. Run by ctest (kps.reduce.ncu_split); exits non-zero on a failure."""
+t = t0 + bytes / R. Run by ctest (kps.reduce.ncu_split) with pytest."""
 import gzip
 import os
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ncu_split  # noqa: E402
+from kps_report.analyses import ncu_split
 
 HEAD = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
         '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
@@ -65,6 +62,3 @@ class NcuSplit(unittest.TestCase):
             self.assertIn("| native twin | (264, 1, 1) x (1024, 1, 1) | 100 | yes | 1 | 35.00 | 22.00 |", text)
             self.assertIn("| native twin | 2.00 | 4.000 |", text)
 
-
-if __name__ == "__main__":
-    unittest.main()

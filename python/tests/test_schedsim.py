@@ -1,15 +1,12 @@
-#!/usr/bin/env python3
 """Unit tests of schedsim.py on a hand-written SASS listing shaped like the __cosf loop: the loop's path, its
 dependences and pipes, one warp's time from its dependent chain, saturation of the XU pipe, the policies' order,
-and the fit against a canned benchmark. Run by ctest (kps.latency.schedsim); exits non-zero on a failure."""
+and the fit against a canned benchmark. Run by ctest (kps.latency.schedsim) with pytest."""
 import json
 import os
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import schedsim  # noqa: E402
+from kps_report.analyses import schedsim
 
 # One __cosf chain, not unrolled: f = cos(2 f) on the chain, c += int(f + 1) off it, and a slow path skipped by a
 # forward branch inside the loop (as cosf's), never taken.
@@ -92,7 +89,7 @@ class Fit(unittest.TestCase):
                           "league": league, "blocks_per_sm": 2, "loop_iterations": 1000})
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "latency-cuda.json"), "w") as f:
-                json.dump({"context": {"device_compute_units": "132"}, "benchmarks": bench}, f)
+                json.dump({"context": {"backend": "Cuda", "device_compute_units": "132"}, "benchmarks": bench}, f)
             rows, sms = schedsim.measured(d)
             self.assertEqual(sms, 132)
             with open(os.devnull, "w") as null:
@@ -101,6 +98,3 @@ class Fit(unittest.TestCase):
         self.assertAlmostEqual(errors[("cuda", "fast_cosf", 1, 256, "2sm")], 1 / 1.05 - 1, delta=0.01)
         self.assertLess(abs(errors[("cuda", "fast_cosf", 1, 1024, "1")]), 1e-9)
 
-
-if __name__ == "__main__":
-    unittest.main()
