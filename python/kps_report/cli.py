@@ -200,8 +200,11 @@ def cmd_run(a, lay: Layout, argv) -> int:
     tasks = [Task(s.name, j, out / s.name, dict(OMP_ENV), {"kps_study": s.name, "kps_scale": a.scale}, a.force)
              for s in studies for j in jobs[s.name] if not only or j.id in only]
     outcome = runner.run(tasks)
-    path = report.render(out, out, lay, lay.command)
-    say(f"report: {lay.display(path)}")
+    if report.is_machine(out, study_names(lay.studies_dir)):
+        path = report.render(out, out, lay, lay.command)
+        say(f"report: {lay.display(path)}")
+    else:
+        warn(f"no results in {lay.display(out)}: no report")
     if outcome.failed:
         warn(f"{len(outcome.failed)} run(s) failed: {', '.join(t.label + '/' + t.job.id for t in outcome.failed)}")
         return 1

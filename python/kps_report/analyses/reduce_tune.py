@@ -413,16 +413,21 @@ def analyze(records, ctx, outdir, sweep="", command="", bench_commands=(), link_
                                       "worst / best"], trows))
     vrows, vfailed = verify_checks(verify, best, rows, concurrency)
     if vrows:
+        cub = any(r[6] != "—" for r in vrows)  # CUB's peer: a CUDA run only
+        head = ["type", "N", "table's entry", "GB/s", "tuned / best", "vs kokkos", "/ cub", "vs copy", "check"]
+        if not cub:
+            vrows = [r[:6] + r[7:] for r in vrows]
+            head = head[:6] + head[7:]
         md.append("\n#### Verification: reduce/tuned with the new table\n")
         md.append(f"`tuned / best`: tuned time over the sweep's optimum configuration re-measured in the same run "
                   f"(<= {TARGET_BEST}; for a type not swept, the optimum of the swept type of its size, not checked); "
                   "`vs kokkos`: Kokkos' "
-                  "time over tuned (>= 1); each ratio of median wall times (every call after a cache flush) from "
-                  "the same interleaved rounds where the JSON has them (the optimum's `ratio_to_tuned`, tuned's "
-                  "`ratio_to_kokkos`), else across the two benchmarks' rounds, else from Google Benchmark's "
-                  f"times; from 2^26 on CUDA: `/ cub` >= {TARGET_CUB}, `vs copy` >= {TARGET_COPY}.\n")
-        md.append(markdown_table(["type", "N", "table's entry", "GB/s", "tuned / best", "vs kokkos", "/ cub",
-                                          "vs copy", "check"], vrows))
+                  "time over tuned (>= 1); each ratio of median wall times from the same interleaved rounds where the "
+                  "JSON has them (the optimum's `ratio_to_tuned`, tuned's `ratio_to_kokkos`), else across the two "
+                  "benchmarks' rounds, else from Google Benchmark's times"
+                  + (f"; from 2^26: `/ cub` >= {TARGET_CUB}, `vs copy` >= {TARGET_COPY}.\n" if cub else
+                     "; `vs copy`: tuned's bandwidth over the copy's, for information.\n"))
+        md.append(markdown_table(head, vrows))
     md.append(f"\nChecks: the table's entry is within {TARGET_BEST} x best at "
               f"{sum(len(points[t]) for t in points) - table_failed} of {sum(len(points[t]) for t in points)} swept "
               f"sizes" + (f"; verification: {len(vrows) - vfailed} of {len(vrows)} sizes meet every target" if vrows

@@ -1,0 +1,136 @@
+"""The runner with a stand-in kps-bench (test/cluster/fake/kps-bench): results in a folder named
+after the machine, up-to-date runs skipped, a changed binary or sweep definition re-run, a failed
+run reported, and Ctrl-C: one line saying what was kept, no traceback, no .partial left, and the
+next run resumes at the interrupted job."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, kps, kps_env
+
+
+def installed_home(tmp_path, scan_runs=None):
+    """An installed kps' share/kps (KPS_HOME) with the checkout's studies, scan's runs replaceable."""
+    home = tmp_path / "prefix" / "share" / "kps"
+    shutil.copytree(ROOT / "studies", home / "studies", ignore=shutil.ignore_patterns("*.md", "*.py", "tables"))
+    (home / "tables").mkdir()
+    if scan_runs is not None:
+        path = home / "studies" / "scan" / "study.json"
+        study = json.loads(path.read_text())
+        study["sweeps"]["small"]["runs"] = scan_runs
+        path.write_text(json.dumps(study))
+    return home
+
+
+def runs(n, sizes="1024"):
+    return [{"id": f"job{i}", "filter": "^(scan|copy)/", "sizes": sizes, "types": "int32", "repetitions": 3,
+             "min_time": 0.01} for i in range(n)]
+
+
+@pytest.fixture
+def home(tmp_path, fake_bench):
+    return installed_home(tmp_path, runs(3))
+
+
+def run(tmp_path, home, bench, *args, **env):
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    return kps("run", "--studies", "scan", "--bench", bench, *args, cwd=work, env=kps_env(KPS_HOME=home, **env))
+
+
+def test_results_go_to_a_folder_named_after_the_machine(tmp_path, home, fake_bench):
+    rc, out, err = run(tmp_path, home, fake_bench, FAKE_KPS_DEVICE="Fake EPYC 7B13 64-Core Processor",
+                       OMP_NUM_THREADS=4)
+    assert rc == 0, err
+    folder = tmp_path / "work" / "kps-results" / "fake-epyc-7b13-64-core-4t-openmp"
+    assert (folder / "report.md").exists()
+    doc = json.loads((folder / "scan" / "job0.json").read_text())
+    ctx = doc["context"]
+    for key in ("kps_bench_sha256", "kps_job", "kps_load_before", "kps_load_after", "kps_other_cpu_load",
+                "kps_job_id", "kps_study", "kps_scale"):
+        assert key in ctx, key
+    assert "--benchmark_out" not in ctx["kps_command"]
+    assert ctx["kps_command"].startswith(str(fake_bench))
+    # aggregates with the repetitions' spread, not the repetitions themselves
+    assert {b["aggregate_name"] for b in doc["benchmarks"]} == {"mean", "median", "stddev", "cv", "min", "max"}
+    assert not list(folder.rglob("*.partial"))
+    assert "Machine and conditions" in (folder / "report.md").read_text()
+
+
+def test_up_to_date_runs_are_skipped_and_changes_rerun(tmp_path, home, fake_bench):
+    out = tmp_path / "out"
+    assert run(tmp_path, home, fake_bench, "--out", out)[0] == 0
+    stamp = (out / "scan" / "job1.json").stat().st_mtime_ns
+    rc, stdout, _ = run(tmp_path, home, fake_bench, "--out", out)
+    assert rc == 0 and stdout.count("up to date") == 3
+    assert (out / "scan" / "job1.json").stat().st_mtime_ns == stamp
+    # another kps-bench binary: every job again
+    other = tmp_path / "kps-bench"
+    other.write_text(fake_bench.read_text() + "\n# rebuilt\n")
+    other.chmod(0o755)
+    rc, stdout, _ = run(tmp_path, home, other, "--out", out)
+    assert rc == 0 and stdout.count("kps-bench changed") == 3
+    # one job's definition changed: that job again
+    study = home / "studies" / "scan" / "study.json"
+    s = json.loads(study.read_text())
+    s["sweeps"]["small"]["runs"][1]["sizes"] = "4096"
+    study.write_text(json.dumps(s))
+    rc, stdout, _ = run(tmp_path, home, other, "--out", out)
+    assert rc == 0 and stdout.count("definition of it changed") == 1 and stdout.count("up to date") == 2
+    rc, stdout, _ = run(tmp_path, home, other, "--out", out, "--force", "--only", "job2")
+    assert rc == 0 and "job2 (--force)" in stdout
+
+
+def test_a_failed_run_is_reported(tmp_path, home, fake_bench):
+    rc, out, err = run(tmp_path, home, fake_bench, "--out", tmp_path / "o", FAKE_KPS_FAIL="scan")
+    assert rc == 1
+    assert "job0 FAILED (kps-bench exit 1)" in err
+    assert "Traceback" not in err
+
+
+def test_ctrl_c_keeps_what_finished_and_resumes(tmp_path, home, fake_bench):
+    out = tmp_path / "out"
+    assert run(tmp_path, home, fake_bench, "--out", out, "--only", "job0")[0] == 0
+    env = kps_env(KPS_HOME=home, FAKE_KPS_SLEEP=60)
+    p = subprocess.Popen([sys.executable, "-m", "kps_report", "run", "--studies", "scan", "--bench", str(fake_bench),
+                          "--out", str(out)], cwd=tmp_path / "work", env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    partial = out / "scan" / "job1.json.partial"
+    deadline = time.time() + 30
+    while not partial.exists() and time.time() < deadline:
+        time.sleep(0.1)
+    assert partial.exists(), "the stand-in never started"
+    os.killpg(p.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole foreground group
+    stdout, stderr = p.communicate(timeout=30)
+    assert p.returncode == 130
+    assert "Traceback" not in stderr
+    lines = [l for l in stderr.splitlines() if l.strip()]
+    assert len(lines) == 1, stderr
+    assert "interrupted during scan run job1" in lines[0] and "kept 1 finished run" in lines[0]
+    assert "resumes at job1" in lines[0]
+    assert not list(out.rglob("*.partial"))
+    assert not (out / "scan" / "job1.json").exists()
+    rc, stdout, _ = run(tmp_path, home, fake_bench, "--out", out)
+    assert rc == 0
+    assert "job0: up to date" in stdout and "job1 (not run yet)" in stdout
+
+
+def test_results_never_go_into_the_prefix(tmp_path, home, fake_bench):
+    rc, _, err = kps("run", "--studies", "scan", "--bench", fake_bench, "--out", tmp_path / "prefix" / "r",
+                     cwd=tmp_path, env=kps_env(KPS_HOME=home))
+    assert rc == 2 and "outside the installation" in err
+
+
+def test_a_leftover_partial_is_not_read_and_is_replaced(tmp_path, home, fake_bench):
+    out = tmp_path / "out"
+    (out / "scan").mkdir(parents=True)
+    (out / "scan" / "job0.json.partial").write_text('{"context": ')
+    rc, _, err = run(tmp_path, home, fake_bench, "--out", out)
+    assert rc == 0, err
+    assert not list(out.rglob("*.partial"))
