@@ -7,7 +7,8 @@
 - the repetitions' spread as a band (or error bars) where the JSON has it;
 - sizes on a log2 axis labelled 2^k; marks (optima, plateaus) as stars listed in the legend;
 - a plot whose series have a single x value becomes a bar chart;
-- the legend outside the axes when it is long, so no label covers another or the data.
+- the legend outside the axes when it is long, so no label covers another or the data;
+- where series lie close on a log axis, a lower panel of each over a reference series.
 Without matplotlib the reports have tables only (one warning).
 """
 from __future__ import annotations
@@ -33,6 +34,7 @@ class Series:
     predicted: bool = False      # a model's line: dashed, no markers
     group: Optional[str] = None  # series of one group share a color (measured and predicted)
     linestyle: Optional[str] = None
+    color: Optional[str] = None  # a fixed color (a reference such as the copy: gray)
 
 
 @dataclass
@@ -53,6 +55,7 @@ class Figure:
     yscale: str = "linear"
     marks: list = field(default_factory=list)
     legend_order: Optional[list] = None        # labels in the order the legend lists them
+    relative_to: Optional[str] = None          # a lower panel: every series over this one, x by x
 
 
 def pyplot():
@@ -99,11 +102,17 @@ def save(path: Path, fig: Figure, ctx: dict) -> bool:
         key = s.group or s.label
         if key not in groups:
             groups.append(key)
-    f, ax = plt.subplots(figsize=(7.5, 4.6))
+    ref = dict((p[0], p[1]) for s, pts in series if s.label == fig.relative_to for p in pts)
+    if ref:
+        f, (ax, rel) = plt.subplots(2, 1, figsize=(7.5, 6.4), sharex=True, gridspec_kw={"height_ratios": [3, 1.6]})
+    else:
+        f, ax = plt.subplots(figsize=(7.5, 4.6))
+        rel = None
     handles = {}
+    ratios = []
     with_model = any(s.predicted for s, _ in series)  # then measured lines are solid, the model's dashed
     for i, (s, pts) in enumerate(series):
-        color = f"C{groups.index(s.group or s.label) % 10}"
+        color = s.color or f"C{groups.index(s.group or s.label) % 10}"
         x = [p[0] for p in pts]
         y = [p[1] for p in pts]
         z = 2 + i
@@ -125,6 +134,13 @@ def save(path: Path, fig: Figure, ctx: dict) -> bool:
                                   [p[1][1] - y[x.index(p[0])] for p in spread]],
                             fmt="none", ecolor=color, capsize=3, zorder=z)
         handles[s.label] = h
+        if rel is not None and s.label != fig.relative_to:
+            pairs = [(p[0], p[1] / ref[p[0]]) for p in pts if ref.get(p[0])]
+            ratios += [p[1] for p in pairs if p[1] > 0]
+            if pairs:
+                rel.plot([p[0] for p in pairs], [p[1] for p in pairs], color=color, linestyle=h.get_linestyle(),
+                         linewidth=h.get_linewidth(), marker=h.get_marker(), markersize=h.get_markersize() * 0.8,
+                         markerfacecolor="none", markeredgewidth=1.1, zorder=z)
     for m in fig.marks:
         if m.y is None:
             continue
@@ -134,8 +150,17 @@ def save(path: Path, fig: Figure, ctx: dict) -> bool:
         handles[m.label] = h
     _axis(ax, "x", fig.xscale, sorted(xs))
     _axis(ax, "y", fig.yscale, None)
-    ax.set_xlabel(fig.xlabel)
     ax.set_ylabel(fig.ylabel)
+    if rel is not None:
+        rel.axhline(1.0, color="black", linewidth=0.8, zorder=1)
+        if ratios and max(ratios) / min(ratios) > 10:
+            _axis(rel, "y", "log", None)
+        rel.set_ylabel(f"over {fig.relative_to}")
+        rel.set_xlabel(fig.xlabel)
+        rel.grid(True, alpha=0.3)
+        _axis(rel, "x", fig.xscale, sorted(xs))
+    else:
+        ax.set_xlabel(fig.xlabel)
     ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3, which="major")
     order = [l for l in (fig.legend_order or []) if l in handles] + \

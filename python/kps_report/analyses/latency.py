@@ -240,16 +240,22 @@ def host_table(get, pts) -> str:
 
 
 def host_plot(pts, figures, ctx) -> str:
+    """Time against the league (teams of one thread or a few): one curve per team size with one
+    chain, or per chain count where there is one team size."""
     md = []
     for impl, math in sorted({(p["impl"], p["math"]) for p in pts}):
-        series = []
-        for chains in sorted({p["chains"] for p in pts if (p["impl"], p["math"]) == (impl, math)}):
-            ps = [p for p in pts if (p["impl"], p["math"], p["chains"]) == (impl, math, chains) and p.get("league")]
-            series.append(plots.Series(f"{chains} chain{'s' if chains > 1 else ''}",
-                                       [ms_point(int(p["league"]), p) for p in ps]))
+        mine = [p for p in pts if (p["impl"], p["math"]) == (impl, math) and p.get("league")]
+        sizes = sorted({p["threads"] for p in mine})
+        if len(sizes) > 1:
+            groups = [(f"teams of {t}", [p for p in mine if p["threads"] == t and p["chains"] == 1]) for t in sizes]
+            what = "one chain"
+        else:
+            groups = [(f"{c} chain{'s' if c > 1 else ''}", [p for p in mine if p["chains"] == c])
+                      for c in sorted({p["chains"] for p in mine})]
+            what = f"teams of {sizes[0]}" if sizes else ""
+        series = [plots.Series(label, [ms_point(int(p["league"]), p) for p in ps]) for label, ps in groups if ps]
         png = f"latency_{impl}_{math}.png"
-        fig = plots.Figure(f"cos loop, {impl}, {math}: time against teams of one thread", "teams (league)", "ms",
-                           series)
+        fig = plots.Figure(f"cos loop, {impl}, {math}, {what}: time against teams", "teams (league)", "ms", series)
         if plots.save(figures.path(png), fig, ctx):
             md.append(figures.link(png, f"cos loop, {impl}, {math}"))
     return join_parts(md)

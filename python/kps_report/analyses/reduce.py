@@ -21,8 +21,8 @@ from kps_report.text import fmt, join_parts, markdown_table, pow2
 ORDER = {"reduce": ["tuned", "cub", "kokkos", "kokkos_kernels"],
          "reduce_async": ["tuned", "cub", "kokkos", "native"],
          "dot": ["kps", "kokkos_kernels"]}
-# Drawing order: kokkos under kokkos_kernels (which calls it), the kps variant on top.
-DRAW = ["kokkos", "kokkos_kernels", "cub", "native", "copy", "tuned", "kps"]
+# Drawing order: the kps variant first (largest, solid), kokkos under kokkos_kernels (which calls it).
+DRAW = ["tuned", "kps", "kokkos", "kokkos_kernels", "cub", "native", "copy"]
 TITLES = {"reduce": "sum returned to the host", "reduce_async": "sum left in device memory", "dot": "dot product"}
 
 
@@ -121,10 +121,12 @@ def analyze(results, figures) -> str:
                         b = gbench.bounds(r, key)
                         spread_pts = (g * r[key] / b[1], g * r[key] / b[0]) if b and b[0] and b[1] else None
                         pts.append((n, g, spread_pts))
-                series.append(plots.Series(v, pts))
+                series.append(plots.Series(v, pts, color="0.45" if v == "copy" else None,
+                                           linestyle=":" if v == "copy" else None))
             png = f"{family}_{t}.png"
             fig = plots.Figure(f"{family} ({TITLES[family]}), {t}: bandwidth against size", "N (elements)", "GB/s",
-                               series, xscale="log2", yscale="log", legend_order=variants + ["copy"])
+                               series, xscale="log2", yscale="log", legend_order=variants + ["copy"],
+                               relative_to=kps)
             if plots.save(figures.path(png), fig, ctx):
                 md.append(figures.link(png, f"{family}, {t}"))
     md.append(time_split(ok))

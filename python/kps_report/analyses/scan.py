@@ -51,10 +51,12 @@ def analyze(results, figures) -> str:
         md.append(markdown_table(head, rows) + "\n")
         series = [plots.Series(v, [point(r["n"], r, "GB/s") for r in rs if r["variant"] == v and r["family"] == "scan"])
                   for v in DRAW if v in variants]
-        series.append(plots.Series("copy", [point(r["n"], r, "GB/s") for r in rs if r["family"] == "copy"]))
+        series.append(plots.Series("copy", [point(r["n"], r, "GB/s") for r in rs if r["family"] == "copy"],
+                                   color="0.45", linestyle=":"))
         png = f"scan_{t}.png"
         fig = plots.Figure(f"Exclusive scan, {t}: bandwidth against size", "N (elements)", "GB/s", series,
-                           xscale="log2", yscale="log", legend_order=variants + ["copy"])
+                           xscale="log2", yscale="log", legend_order=variants + ["copy"],
+                           relative_to="single_pass" if "single_pass" in variants else None)
         if plots.save(figures.path(png), fig, ctx):
             md.append(figures.link(png, f"Exclusive scan, {t}"))
     md.append(active_warps(records))
