@@ -113,6 +113,10 @@ def main(argv=None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+    except OSError as e:  # a folder that cannot be written, a disk full: the file and the reason
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"kps: error: {where}{e.strerror or e}", file=sys.stderr)
+        return 2
 
 
 def _terminate(signum, frame):

@@ -116,3 +116,12 @@ def test_experiments_render_alone_and_stay_out_of_the_machine(tmp_path):
     rc, _, err = kps("report", flat)
     assert rc == 0, err
     assert "| 2^11 |" in (flat / "report.md").read_text()
+
+
+def test_an_unwritable_output_is_one_line(tmp_path):
+    folder = tmp_path / "machine"
+    write_json(folder / "scan" / "scan.json", document(entries("scan/single_pass/int32/1024", [1.0, 1.1], **{"GB/s": 8.0})))
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    rc, _, err = kps("report", folder, "--out", blocker / "sub")
+    one_line_error(rc, err, str(blocker))

@@ -100,7 +100,7 @@ def test_ctrl_c_keeps_what_finished_and_resumes(tmp_path, home, fake_bench):
     env = kps_env(KPS_HOME=home, FAKE_KPS_SLEEP=60)
     p = subprocess.Popen([sys.executable, "-m", "kps_report", "run", "--studies", "scan", "--bench", str(fake_bench),
                           "--out", str(out)], cwd=tmp_path / "work", env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, start_new_session=True)
+                         text=True, preexec_fn=os.setpgrp)
     partial = out / "scan" / "job1.json.partial"
     deadline = time.time() + 30
     while not partial.exists() and time.time() < deadline:
