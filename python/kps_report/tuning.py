@@ -58,10 +58,19 @@ def scale_of(folder: Path, study: Study) -> Optional[str]:
     return None
 
 
-def render_folder(folder: Path, figures: Figures, study: Optional[Study] = None, prog: str = "kps",
-                  installed: bool = False) -> Optional[TuneRendering]:
-    """The tuning analysis of the sweep JSON in folder, written through `figures` (tune.md, the
-    table, CSV, one figure per size). None where the folder holds no sweep."""
+@dataclass
+class Sweep:
+    """The sweep JSON of a tune folder and what the analysis needs beside it."""
+    scale: Optional[str]
+    ctx: dict
+    docs: list
+    records: list
+    tolerance: float
+    text: str
+    verify_doc: Optional[dict]
+
+
+def load_sweep(folder: Path, study: Optional[Study]) -> Optional[Sweep]:
     scale = scale_of(folder, study) if study else None
     if scale:
         ids = [j["id"] for j in study.tune[scale]["runs"]]
@@ -74,31 +83,57 @@ def render_folder(folder: Path, figures: Figures, study: Optional[Study] = None,
         return None
     docs = [gbench.load(folder / f"{i}.json") for i in ids]
     ctx = {}
-    for d in sorted(docs, key=lambda d: d["context"].get("date", "")):
+    for d in docs:  # in the sweep's order: the table's header names the last run's date and revision
         ctx.update(d["context"])
-    records = [r for d in docs for r in gbench.records(d)]
+    vpath = folder / f"{VERIFY}.json"
+    return Sweep(scale, ctx, docs, [r for d in docs for r in gbench.records(d)], tolerance, text,
+                 gbench.load(vpath) if vpath.exists() else None)
+
+
+def _verified(sweep: Sweep, table: str) -> list:
+    """The verification run's records where it tested this very table, else none."""
+    sha = reduce_tune.fingerprint(table)
+    if sweep.verify_doc and sweep.verify_doc["context"].get("kps_tune_table_sha256") == sha:
+        return gbench.records(sweep.verify_doc)
+    return []
+
+
+def render_folder(folder: Path, figures: Figures, study: Optional[Study] = None, prog: str = "kps",
+                  installed: bool = False) -> Optional[TuneRendering]:
+    """The tuning analysis of the sweep JSON in folder, written through `figures` (tune.md, the
+    table, CSV, one figure per size). None where the folder holds no sweep."""
+    sweep = load_sweep(folder, study)
+    if sweep is None:
+        return None
     bench_cmds = sorted({f"{bench_command(d['context'], installed)}  [revision "
                          f"{d['context'].get('kps_git_revision', '?')}, {d['context'].get('date', '?')}]"
-                         for d in docs if d["context"].get("kps_command")})
-    command = f"{prog} tune --scale {scale}" if scale else f"{prog} tune-table DIR"
-    table = reduce_tune.table_only(records, ctx, text, command, bench_cmds, tolerance)
+                         for d in sweep.docs if d["context"].get("kps_command")})
+    command = f"{prog} tune --scale {sweep.scale}" if sweep.scale else f"{prog} tune-table DIR"
+    table = reduce_tune.table_only(sweep.records, sweep.ctx, sweep.text, command, bench_cmds, sweep.tolerance)
     if table is None:
         return None
-    sha = reduce_tune.fingerprint(table)
-    vpath = folder / f"{VERIFY}.json"
-    verify_doc = gbench.load(vpath) if vpath.exists() else None
-    verified = bool(verify_doc) and verify_doc["context"].get("kps_tune_table_sha256") == sha
-    verify = gbench.records(verify_doc) if verified else []
-    md, table, failed = reduce_tune.analyze(records, ctx, figures.folder(), text, command, bench_cmds,
-                                            tolerance=tolerance, verify=verify)
-    name = reduce_tune.table_slug(ctx) + ".table"
+    verify = _verified(sweep, table)
+    md, table, failed = reduce_tune.analyze(sweep.records, sweep.ctx, figures.folder(), sweep.text, command,
+                                            bench_cmds, tolerance=sweep.tolerance, verify=verify)
+    name = reduce_tune.table_slug(sweep.ctx) + ".table"
     figures.path(name).write_text(table, encoding="utf-8")
     figures.path("tune.md").write_text(
-        f"# Reduction tuning: {ctx.get('device', '')} ({ctx.get('backend', '')})\n\n"
+        f"# Reduction tuning: {sweep.ctx.get('device', '')} ({sweep.ctx.get('backend', '')})\n\n"
         f"Table: `{name}` (in this folder). Rendered from the JSON in this folder (`{prog} tune-table DIR`).\n\n"
         + md, encoding="utf-8")
     summary = md.split("\n#### Time against load per thread")[0]
-    return TuneRendering(summary, name, table, failed, verified)
+    return TuneRendering(summary, name, table, failed, bool(verify))
+
+
+def check_counts(folder: Path, study: Optional[Study]):
+    """reduce_tune.check_counts of the folder's sweep (and its verification of the table it makes)."""
+    sweep = load_sweep(folder, study)
+    if sweep is None:
+        return None
+    table = reduce_tune.table_only(sweep.records, sweep.ctx, tolerance=sweep.tolerance)
+    if table is None:
+        return None
+    return reduce_tune.check_counts(sweep.records, sweep.ctx, sweep.tolerance, _verified(sweep, table))
 
 
 def install_hint(table: Path, tables_dir: Path) -> str:

@@ -64,6 +64,8 @@ def analyze(results, figures) -> str:
     failures, ok = gbench.split_failures(records)
     main = [r for r in ok if r["family"] in ORDER]
     rounds = any(r.get("wall_us") for r in main)
+    if not main:  # the tuning sweep alone
+        return join_parts(["## Reduction study\n", failures, tuning_section(results, figures)])
     md = ["## Reduction study\n",
           "Sums (`reduce`: the sum returned to the host, the call waits for it; `reduce_async`: left in "
           + ("device memory" if gpu else "a Kokkos view") + ", nothing waits) and dot products; GB/s counts the "
@@ -235,4 +237,17 @@ def headlines(results) -> list:
             out.append(Headline(f"{label}, {t}, N = {pow2(n)}: GB/s and against its peers (same rounds)",
                                 "; ".join(parts), "— (the seed tunes an OpenCL reduction; no peers)"))
             break
+    tune_dir = results.folder / "tune"
+    if any(tune_dir.glob("*.json")):
+        from kps_report import tuning
+        from kps_report.layout import layout
+        from kps_report.study import load_study
+        counts = tuning.check_counts(tune_dir, load_study("reduce", layout().studies_dir))
+        if counts:
+            ok_n, total, v_ok, v_total = counts
+            out.append(Headline("The seed's tuning method: sizes where the lookup table's entry is within 5 % of the "
+                                "sweep's best time", f"{ok_n} of {total}" + (
+                                    f"; verification run: every target met at {v_ok} of {v_total} sizes" if v_total
+                                    else "; no verification run of this table"),
+                                "one table entry per range of similar optima (seed 002: sizes 10^3..8·10^6)"))
     return out

@@ -337,6 +337,22 @@ def table_only(records, ctx, sweep="", command="", bench_commands=(), tolerance=
     return table_text(ctx, rows, source, concurrency, sweep, command, bench_commands, tolerance)
 
 
+def check_counts(records, ctx, tolerance=TOLERANCE, verify=()):
+    """(sizes whose table entry is within TARGET_BEST of the optimum, swept sizes, verified sizes
+    meeting every target, verified sizes), or None without sweep results: the summary's figures."""
+    concurrency = int(ctx.get("kokkos_concurrency", 0) or 0)
+    points = sweep_points([r for r in records if "error" not in r])
+    if not points:
+        return None
+    best = optima(points, concurrency)
+    rows, _ = build_rows(points, best, concurrency, tolerance)
+    total = sum(len(points[t]) for t in points)
+    failed = sum(ratio(points[t], lookup(rows[t], n), n, best[t][n][1], concurrency) > TARGET_BEST
+                 for t in points for n in points[t])
+    vrows, vfailed = verify_checks(verify, best, rows, concurrency)
+    return total - failed, total, len(vrows) - vfailed, len(vrows)
+
+
 def fingerprint(text):
     """Identifies a table by its rows and device (not its date or command line)."""
     body = "\n".join(l for l in text.splitlines() if not l.startswith(("date =", "command =", "sweep =", "#")))
