@@ -105,7 +105,7 @@ def main(argv=None) -> int:
         print(f"kps: error: {e}", file=sys.stderr)
         return e.status
     except Interrupted as e:
-        print(_interrupted_message(e, argv), file=sys.stderr)
+        print(_interrupted_message(e, argv, find_layout()), file=sys.stderr)
         return 130
     except KeyboardInterrupt:
         print("kps: interrupted; nothing half-written was kept (files already complete are unchanged)",
@@ -123,16 +123,12 @@ def _terminate(signum, frame):
     raise KeyboardInterrupt
 
 
-_RUN_STATE = {}
-
-
-def _interrupted_message(e: Interrupted, argv) -> str:
+def _interrupted_message(e: Interrupted, argv, lay: Layout) -> str:
     args = [a for a in argv if a != "--force"]
     kept = len(e.kept)
-    where = _RUN_STATE.get("out", "")
     return (f"kps: interrupted during {e.task.label} run {e.task.job.id}; kept {kept} finished run"
-            f"{'s' if kept != 1 else ''} in {where} (the interrupted run's partial output deleted); "
-            f"`{prog()} {' '.join(args)}` resumes at {e.task.job.id}")
+            f"{'s' if kept != 1 else ''} (the interrupted run's partial output deleted, the rest in "
+            f"{lay.display(e.task.dest)}); `{prog()} {' '.join(args)}` resumes at {e.task.job.id}")
 
 
 # --- run ----------------------------------------------------------------------------------------
@@ -197,7 +193,6 @@ def cmd_run(a, lay: Layout, argv) -> int:
     bench = _bench(a, lay)
     ctx = bench_context(bench)
     out = Path(a.out) if a.out else lay.local_results / machine_name(ctx)
-    _RUN_STATE["out"] = lay.display(out)
     say(f"device: {device_label(ctx)}, Kokkos {ctx.get('kokkos_version')}; results in {lay.display(out)}")
     _mark_local(out, lay)
     runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None)
@@ -255,8 +250,6 @@ def cmd_compare(a, lay: Layout, argv) -> int:
             die(f"no study results under {d} (expected {d}/<study>/*.json)")
         machines.append(m)
     out = Path(a.out) if a.out else lay.local_results / "compare.md"
-    if lay.is_committed(out.parent) and not a.out:
-        die("internal: the default comparison lands in a committed folder")
     _mark_local(out.parent, lay)
     text = compare.markdown(machines, studies, f"{lay.command} compare " + " ".join(lay.display(m.folder) for m in machines),
                             a.all, out.parent)
@@ -287,7 +280,6 @@ def cmd_tune(a, lay: Layout, argv) -> int:
     ctx = bench_context(bench)
     out = Path(a.out) if a.out else lay.local_results / machine_name(ctx)
     dest = out / "reduce" / "tune"
-    _RUN_STATE["out"] = lay.display(dest)
     _mark_local(out, lay)
     say(f"tune: device {device_label(ctx)}, sweep '{a.scale}'; results and table in {lay.display(dest)}")
     runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None)
