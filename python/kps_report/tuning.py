@@ -50,10 +50,16 @@ def sweep_text(scale: str, jobs: list) -> str:
 
 
 def scale_of(folder: Path, study: Study) -> Optional[str]:
-    """The tune sweep whose runs are all in folder."""
-    for scale, spec in study.tune.items():
-        if isinstance(spec, dict) and spec.get("runs") and all((folder / f"{j['id']}.json").exists()
-                                                               for j in spec["runs"]):
+    """The tune sweep whose runs are all in folder, else the one whose runs include every sweep
+    JSON there (a sweep under way)."""
+    present = {p.stem for p in folder.glob("*.json")} - {VERIFY}
+    sweeps = {scale: {j["id"] for j in spec["runs"]} for scale, spec in study.tune.items()
+              if isinstance(spec, dict) and spec.get("runs")}
+    for scale, ids in sweeps.items():
+        if ids <= present:
+            return scale
+    for scale, ids in sweeps.items():
+        if present and present <= ids:
             return scale
     return None
 
@@ -73,7 +79,7 @@ class Sweep:
 def load_sweep(folder: Path, study: Optional[Study]) -> Optional[Sweep]:
     scale = scale_of(folder, study) if study else None
     if scale:
-        ids = [j["id"] for j in study.tune[scale]["runs"]]
+        ids = [j["id"] for j in study.tune[scale]["runs"] if (folder / f"{j['id']}.json").exists()]
         tolerance = float(study.tune[scale].get("merge_tolerance", reduce_tune.TOLERANCE))
         text = sweep_text(scale, sweep_jobs(study, scale))
     else:  # a sweep of an older definition: every JSON but the verification

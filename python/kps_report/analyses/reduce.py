@@ -11,6 +11,8 @@ rounds: Google Benchmark's GB/s, the ratios of them.
 """
 from __future__ import annotations
 
+import re
+
 from kps_report import gbench
 from kps_report.analyses import Headline
 from kps_report.analyses.common import NO_SPREAD_NOTE, SPREAD_NOTE, cv_cell, has_spread, point
@@ -212,7 +214,7 @@ def tuning_section(results, figures) -> str:
         return ""
     link = f"{figures.sub}/tune/tune.md" if figures.sub else "tune/tune.md"
     return (f"### Tuning (the seed's sweep; its table, figures and CSV in [tune/tune.md]({link}))\n\n"
-            + rendered.summary)
+            + re.sub(r"^(#+) ", r"#\1 ", rendered.summary, flags=re.M))
 
 
 def headlines(results) -> list:

@@ -91,6 +91,14 @@ def sweep_points(records):
     return out
 
 
+def gbps(r, seconds):
+    """The bytes a call of r reads (its GB/s counter x Google Benchmark's time) over `seconds`:
+    the bandwidth of the time shown beside it."""
+    if r.get("GB/s") and r.get("seconds") and seconds:
+        return r["GB/s"] * r["seconds"] / seconds
+    return None
+
+
 def config_seconds(points_n, c, n, concurrency):
     """Time of configuration c at n. A capped configuration whose cap does not bind at n was
     not run there (it launches exactly the seed's league): the seed point's time stands in."""
@@ -321,7 +329,7 @@ def verify_checks(records, best, rows, concurrency):
                 marks.append(f"< {TARGET_COPY} x copy bandwidth")
             failed += bool(marks)
             c = lookup(rows[t], n) if t in rows else None
-            out.append([t, pow2(n), c.label() if c else "fallback rule", fmt(tuned.get("GB/s")),
+            out.append([t, pow2(n), c.label() if c else "fallback rule", fmt(gbps(tuned, call_seconds(tuned)[0])),
                         vs_text, fmt(vs_kokkos), fmt(cub), fmt(copy),
                         "ok" if not marks else "; ".join(marks)])
     return out, failed
@@ -368,7 +376,7 @@ def analyze(records, ctx, outdir, sweep="", command="", bench_commands=(), link_
     concurrency = int(ctx.get("kokkos_concurrency", 0) or 0)
     failures, ok = gbench.split_failures(records)
     points = sweep_points(ok)
-    md = ["### Tuning sweep: the seed's method\n"]
+    md = ["### Tuning sweep: the seed's method\n"]  # (one level down where a report embeds it)
     if failures:
         md.append(failures)
     if not points:
@@ -379,10 +387,11 @@ def analyze(records, ctx, outdir, sweep="", command="", bench_commands=(), link_
     outdir.mkdir(parents=True, exist_ok=True)
 
     write_csv(outdir / "sweep.csv",
-              ["type", "n", "variant", "team", "items", "waves", "league", "load_per_thread", "seconds",
-               "loop_seconds", "GB/s", "ratio_to_copy", "ratio_to_cub"],
+              ["type", "n", "variant", "team", "items", "waves", "league", "load_per_thread", "seconds", "GB/s",
+               "loop_seconds", "loop_GB/s", "ratio_to_copy", "ratio_to_cub"],
               [[t, n, c.variant, c.team, c.items, c.waves, r.get("league"), r.get("load_per_thread"),
-                r["tune_seconds"], r["seconds"], r.get("GB/s"), r.get("ratio_to_copy"), r.get("ratio_to_cub")]
+                r["tune_seconds"], gbps(r, r["tune_seconds"]), r["seconds"], r.get("GB/s"), r.get("ratio_to_copy"),
+                r.get("ratio_to_cub")]
                for t in sorted(points) for n in sorted(points[t]) for c, r in sorted(points[t][n].items())])
 
     # Optimum per size and the table's choice there.
@@ -396,7 +405,7 @@ def analyze(records, ctx, outdir, sweep="", command="", bench_commands=(), link_
             chosen = lookup(rows[t], n)
             r = ratio(points[t], chosen, n, s, concurrency)
             table_failed += r > TARGET_BEST
-            gbs = points[t][n][c].get("GB/s")
+            gbs = gbps(points[t][n][c], s)
             opt_rows.append([t, pow2(n), c.label(), fmt(s * 1e6), fmt(gbs),
                              chosen.label(), fmt(r) + ("" if r <= TARGET_BEST else " (!)")])
             csv_rows.append([t, n, c.variant, c.team, c.items, c.waves, s, gbs, chosen.variant, chosen.team,
