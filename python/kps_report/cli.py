@@ -318,6 +318,7 @@ def cmd_tune(a, lay: Layout, argv) -> int:
     else:
         say("tune: the table is not verified yet (run with --only verify)")
     say(f"tune: summary {lay.display(dest / 'tune.md')}")
+    say(f"report: {lay.display(report.render(out, out, lay, lay.command))}")
     if a.install:
         if not rendered.verified:
             die("--install installs a verified table only: run the verification first (--only verify)")

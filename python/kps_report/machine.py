@@ -168,3 +168,28 @@ class LoadProbe:
             others = max(0.0, (busy1 - self.busy0) - (_children_seconds() - self.child0)) / wall
             out["kps_other_cpu_load"] = f"{others:.2f}"
         return out
+
+
+def other_load(ctx: dict):
+    """Cores' worth of CPU other processes used during the run of this context, or None."""
+    try:
+        return float(ctx["kps_other_cpu_load"])
+    except (KeyError, ValueError):
+        return None
+
+
+def load_conditions(docs: list):
+    """(a line on the load other processes put on the machine during these runs or None where
+    the runner did not record it, a warning for the top of a report or '')."""
+    measured = [(other_load(d["context"]), d) for d in docs if other_load(d["context"]) is not None]
+    if not measured:
+        return None, ""
+    worst = max(x for x, _ in measured)
+    line = f"{min(x for x, _ in measured):.2f} to {worst:.2f} over {len(measured)} runs"
+    loaded = [d for x, d in measured if x > LOADED_CORES]
+    if not loaded:
+        return line, ""
+    jobs = ", ".join(sorted({d["context"].get("kps_job_id", "?") for d in loaded}))
+    return line, (f"**The machine was loaded:** other processes used up to {worst:.2f} cores on average during "
+                  f"{len(loaded)} of {len(measured)} runs ({jobs}); their times are slower and noisier than this "
+                  f"machine can do. Re-run them on a quiet machine (`--force`).\n")

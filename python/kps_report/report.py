@@ -20,7 +20,7 @@ from kps_report import analyses, gbench
 from kps_report.commands import bench_command, kps_equivalent
 from kps_report.errors import die
 from kps_report.layout import EXPERIMENTS, Layout
-from kps_report.machine import LOADED_CORES, device_label, is_gpu
+from kps_report.machine import device_label, is_gpu, load_conditions
 from kps_report.output import Figures, Staging
 from kps_report.study import Study, load_study, study_names
 from kps_report.text import join_parts, markdown_table, slug
@@ -32,6 +32,7 @@ class Machine:
     folder: Path
     studies: dict = field(default_factory=dict)  # name -> gbench.StudyResults
     tune: bool = False                          # a reduce/tune sweep
+    tune_docs: list = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -46,7 +47,8 @@ class Machine:
 
     @property
     def docs(self) -> list:
-        return [d for r in self.studies.values() for d in r.docs]
+        """Every JSON document of the machine's runs, the tuning sweep's included."""
+        return [d for r in self.studies.values() for d in r.docs] + self.tune_docs
 
 
 def _has_json(folder: Path) -> bool:
@@ -82,6 +84,8 @@ def load_machine(folder: Path, studies: list) -> Machine:
             if res or (n == "reduce" and _has_json(folder / n / "tune")):
                 m.studies[n] = res
         m.tune = _has_json(folder / "reduce" / "tune")
+        if m.tune:
+            m.tune_docs = [gbench.load(f) for f in sorted((folder / "reduce" / "tune").glob("*.json"))]
         return m
     # a folder of JSON files: each to the study whose sweeps' filters match its benchmarks
     files = sorted(folder.glob("*.json"))
@@ -119,13 +123,6 @@ def _study_of(doc: dict, studies: list):
 
 # --- sections ---------------------------------------------------------------------------------
 
-def _load_of(ctx: dict):
-    try:
-        return float(ctx["kps_other_cpu_load"])
-    except (KeyError, ValueError):
-        return None
-
-
 def conditions(machine: Machine) -> str:
     """The machine and the conditions of its runs, for the top of its report."""
     ctx = machine.context
@@ -154,19 +151,9 @@ def conditions(machine: Machine) -> str:
     if dates:
         rows.append(("dates of the runs", dates[0][:10] + ("" if dates[0][:10] == dates[-1][:10] else
                                                              f" to {dates[-1][:10]}")))
-    loads = [(_load_of(d["context"]), d) for d in docs]
-    measured = [x for x in loads if x[0] is not None]
-    warning = ""
-    if measured:
-        worst = max(x[0] for x in measured)
-        loaded = [d for load, d in measured if load > LOADED_CORES]
-        rows.append(("load: other processes' CPU use during the runs (cores, average per run)",
-                     f"{min(x[0] for x in measured):.2f} to {worst:.2f} over {len(measured)} runs"))
-        if loaded:
-            jobs = ", ".join(sorted({d["context"].get("kps_job_id", "?") for d in loaded}))
-            warning = (f"**The machine was loaded:** other processes used up to {worst:.2f} cores on average during "
-                       f"{len(loaded)} of {len(measured)} runs ({jobs}); their times are slower and noisier than this "
-                       f"machine can do. Re-run them on a quiet machine (`--force`).\n")
+    line, warning = load_conditions(docs)
+    if line:
+        rows.append(("load: other processes' CPU use during the runs (cores, average per run)", line))
     else:
         starts = [d["context"].get("load_avg") for d in docs if isinstance(d["context"].get("load_avg"), list)]
         if starts:

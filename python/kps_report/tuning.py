@@ -18,7 +18,8 @@ from typing import Optional
 from kps_report import gbench
 from kps_report.analyses import reduce_tune
 from kps_report.commands import bench_command
-from kps_report.errors import die, say
+from kps_report.errors import die
+from kps_report.machine import load_conditions
 from kps_report.output import Figures, Staging
 from kps_report.study import Job, Study
 
@@ -123,6 +124,9 @@ def render_folder(folder: Path, figures: Figures, study: Optional[Study] = None,
                                             bench_cmds, tolerance=sweep.tolerance, verify=verify)
     name = reduce_tune.table_slug(sweep.ctx) + ".table"
     figures.path(name).write_text(table, encoding="utf-8")
+    line, warning = load_conditions(sweep.docs + ([sweep.verify_doc] if sweep.verify_doc else []))
+    conditions = warning or (f"Load: other processes used {line} cores on average.\n" if line else "")
+    md = (conditions + "\n" if conditions else "") + md
     figures.path("tune.md").write_text(
         f"# Reduction tuning: {sweep.ctx.get('device', '')} ({sweep.ctx.get('backend', '')})\n\n"
         f"Table: `{name}` (in this folder). Rendered from the JSON in this folder (`{prog} tune-table DIR`).\n\n"
