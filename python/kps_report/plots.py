@@ -192,7 +192,7 @@ def _axis(ax, which, scale, values):
         from matplotlib.ticker import FuncFormatter
         getattr(ax, f"set_{which}scale")("log")
         axis = getattr(ax, f"{which}axis")
-        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}" if v < 1e5 else f"{v:.0f}"))
         lo, hi = (ax.get_ylim() if which == "y" else ax.get_xlim())
         if hi / lo < 100:  # less than two decades: label 2, 3 and 5 x 10^k too
             axis.set_minor_formatter(FuncFormatter(

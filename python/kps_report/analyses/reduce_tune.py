@@ -236,7 +236,7 @@ def write_csv(path, header, rows):
 
 def plot_size(path: Path, t, n, pts, best, ctx) -> bool:
     """The seed's figure for one data size: time against load per thread, one curve per team
-    size (solid: the seed's league; dashed, dotted: capped at 1, 2+ waves), the optimum a star.
+    size (the seed's league; a capped league's points as markers), the optimum a star.
     The repetitions' spread (wall times of the rounds, or the loop's) as bands."""
     curves = {}
     for c, r in pts.items():
@@ -244,13 +244,14 @@ def plot_size(path: Path, t, n, pts, best, ctx) -> bool:
         key = "wall_us" if r.get("tune_key") == "wall_us" else "seconds"
         b = gbench.bounds(r, key)
         scale = 1.0 if key == "wall_us" else 1e6
-        spread = (b[0] * scale, b[1] * scale) if b else None
+        spread = (b[0] * scale, b[1] * scale) if b and not c.waves else None
         curves.setdefault((c.team, c.waves), []).append((x, r["tune_seconds"] * 1e6, spread))
     series = []
     for (team, waves), xy in sorted(curves.items()):
-        series.append(plots.Series(f"team {team}" + (f", {waves} wave{'s' if waves > 1 else ''}" if waves else ""),
-                                   xy, group=f"team {team}",
-                                   linestyle="-" if not waves else ("--" if waves == 1 else ":")))
+        # a capped league runs every items count at nearly one load per thread: markers, no line
+        series.append(plots.Series(f"team {team}" + (f", capped at {waves} wave{'s' if waves > 1 else ''}"
+                                                     if waves else ""),
+                                   xy, group=f"team {team}", linestyle="-" if not waves else "none"))
     c, s = best
     bx = pts[c].get("load_per_thread") or c.items
     fig = plots.Figure(f"reduce {t}, N = {n}: time against load per thread",
