@@ -22,7 +22,7 @@ from kps_report.errors import die
 from kps_report.layout import EXPERIMENTS, Layout
 from kps_report.machine import device_label, is_gpu, load_conditions
 from kps_report.output import Figures, Staging
-from kps_report.study import Study, load_study, study_names
+from kps_report.study import load_study, study_names
 from kps_report.text import join_parts, markdown_table, slug
 
 

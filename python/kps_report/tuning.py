@@ -20,7 +20,7 @@ from kps_report.analyses import reduce_tune
 from kps_report.commands import bench_command
 from kps_report.errors import die
 from kps_report.machine import load_conditions
-from kps_report.output import Figures, Staging
+from kps_report.output import Figures
 from kps_report.study import Job, Study
 
 VERIFY = "verify"

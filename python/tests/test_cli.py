@@ -3,7 +3,6 @@ one line and a non-zero exit before anything runs (no traceback), the `kps` scri
 options before its set-up and build, committed results never written by default, and a report
 that is either rendered whole or not at all."""
 import os
-import shutil
 import subprocess
 
 import pytest

@@ -128,7 +128,7 @@ class OccupancyCurve(unittest.TestCase):
             "GB/s": n * 4 / 1.015e-3 / 1e9, "blocks_per_sm": 1, "team_size": 1, "league": 2})
         doc[0]["measured_ms"] = 0.041
         md = render(doc)
-        row = table_rows(md, f"#### reduction, int32, N = 2^20, 1 threads per team")[0]
+        row = table_rows(md, "#### reduction, int32, N = 2^20, 1 threads per team")[0]
         cells = row.strip("| ").split(" | ")
         self.assertEqual(cells[2], "0.041")
         self.assertAlmostEqual(float(cells[3]), n * 4 / 0.041e-3 / 1e9, delta=1.0)  # 102 GB/s, not 4.13

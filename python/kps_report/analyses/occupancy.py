@@ -13,7 +13,6 @@ import statistics
 from kps_report import gbench, plots
 from kps_report.analyses import Headline
 from kps_report.analyses.common import NO_SPREAD_NOTE, SPREAD_NOTE, cv_cell, has_spread, point
-from kps_report.machine import is_gpu
 from kps_report.text import fmt, join_parts, markdown_table, percent, pow2
 
 NAME = re.compile(r"occupancy/(?P<impl>cuda|kokkos)/(?:regs:(?P<regs>\w+)/)?(?:bounds:(?P<bounds>\w+)/)?"
@@ -246,14 +245,14 @@ def curve_section(records, ctx, figures):
                   "so the question of seed 003 is only whether more, smaller teams change the time.\n")
     else:
         md.insert(0, "### Seed 003: time against occupancy\n\n"
-              "One wave of b teams per SM (league b x SMs, the same work at every b), the occupancy set "
-              "through Kokkos team scratch chosen with the occupancy model (`held` = the blocks per SM the "
-              "model, and the CUDA runtime for the kernel Kokkos launches, allow with that scratch; where "
-              "scratch cannot go that low, the league alone sets b: Kokkos asks for at most 48 KB per team, "
-              "which leaves 4 per SM on an H100). `pred`: the cos loop's latency model (calibrated on one "
-              "warp alone and one 1024-thread team) and the reduction's Little's law (calibrated on its "
-              "lowest and highest point). Measured plateau: the lowest occupancy within "
-              f"{PLATEAU_TOLERANCE:.0%} of the best time.\n")
+                  "One wave of b teams per SM (league b x SMs, the same work at every b), the occupancy set "
+                  "through Kokkos team scratch chosen with the occupancy model (`held` = the blocks per SM the "
+                  "model, and the CUDA runtime for the kernel Kokkos launches, allow with that scratch; where "
+                  "scratch cannot go that low, the league alone sets b: Kokkos asks for at most 48 KB per team, "
+                  "which leaves 4 per SM on an H100). `pred`: the cos loop's latency model (calibrated on one "
+                  "warp alone and one 1024-thread team) and the reduction's Little's law (calibrated on its "
+                  "lowest and highest point). GB/s: the bytes read over the time beside it. Measured plateau: the "
+                  f"lowest occupancy within {PLATEAU_TOLERANCE:.0%} of the best time.\n")
     figs = {}
     for key, points in all_curves.items():
         gpu = all("predicted_ms" in p for p in points)

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import re
 
-from kps_report import gbench
+from kps_report import gbench, plots
 from kps_report.analyses import Headline
-from kps_report.analyses.common import NO_SPREAD_NOTE, SPREAD_NOTE, cv_cell, has_spread, point
-from kps_report import plots
+from kps_report.analyses.common import NO_SPREAD_NOTE, SPREAD_NOTE, cv_cell, has_spread
 from kps_report.machine import is_gpu
 from kps_report.text import fmt, join_parts, markdown_table, pow2
 
