@@ -5,7 +5,7 @@
 // T threads per team from 32 to 1024 in steps of 32 on a GPU (powers of two on the host);
 // L teams: 1, sm, 2sm, 3sm where sm is the device's SM count (the host's concurrency).
 // Every point checks every thread's result against one thread run alone. On a GPU each point
-// also carries the latency model's prediction (kps/latency_model.hpp) from two calibration
+// also carries the latency model's prediction (kps_models/latency_model.hpp) from two calibration
 // points measured first for its kernel (impl, math, chains): one warp alone (teams:1,
 // threads:32) and one saturated team (teams:1, threads:1024); counters predicted_ms and prediction_error
 // (= predicted / measured - 1), plus the calibrated constants and the arbitration between
@@ -16,13 +16,13 @@
 #include <tuple>
 #include <vector>
 
-#include "common.hpp"
-#include "cos_calibration.hpp"
-#include "kps/cuda/kokkos_launch.hpp"
-#include "kps/cuda/native_kernels.hpp"
-#include "kps/latency.hpp"
-#include "kps/latency_model.hpp"
-#include "kps/occupancy.hpp"
+#include "support/common.hpp"
+#include "support/cos_calibration.hpp"
+#include "cuda/kokkos_launch.hpp"
+#include "cuda/native_kernels.hpp"
+#include "kernels/cos_loop.hpp"
+#include "kps_models/latency_model.hpp"
+#include "kps_models/occupancy.hpp"
 
 namespace kps::bench {
 namespace latency_fixtures {

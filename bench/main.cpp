@@ -12,8 +12,8 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "common.hpp"
-#include "kps/device.hpp"
+#include "support/common.hpp"
+#include "support/environment.hpp"
 #include "kps/impl/kokkos_compat.hpp"
 
 namespace {
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 
   kps::bench::Options options;
-  const kps::DeviceInfo device = kps::device_info();
+  const kps::Hardware device = kps::device_info();
   options.memory_bytes = device.memory_bytes;
   options.host = kps::impl::is_host_space_v<kps::bench::Exec>;
   options.device = device;

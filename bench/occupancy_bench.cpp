@@ -4,7 +4,7 @@
 //   occupancy/cuda/regs:<R>/threads:<T>/blocks:<B>/smem:<S>  native spin (kps/cuda), R
 //       registers per thread fixed with __maxnreg__ (free: the compiler's count), S bytes of
 //       dynamic shared memory per block;
-//   occupancy/kokkos/threads:<T>/blocks:<B>/smem:<S>         portable spin (kps/spin.hpp),
+//   occupancy/kokkos/threads:<T>/blocks:<B>/smem:<S>         portable spin (bench/kernels/spin.hpp),
 //       S bytes of team scratch.
 // B and S are written relative to the device (sm = its SM count, K = 1024 bytes) so that names
 // compare across devices. Counters: measured_waves = time / (the same kernel's one-block
@@ -17,11 +17,11 @@
 #include <set>
 #include <tuple>
 
-#include "common.hpp"
-#include "kps/cuda/kokkos_launch.hpp"
-#include "kps/cuda/native_kernels.hpp"
-#include "kps/occupancy.hpp"
-#include "kps/spin.hpp"
+#include "support/common.hpp"
+#include "cuda/kokkos_launch.hpp"
+#include "cuda/native_kernels.hpp"
+#include "kps_models/occupancy.hpp"
+#include "kernels/spin.hpp"
 
 namespace kps::bench {
 namespace occupancy_fixtures {

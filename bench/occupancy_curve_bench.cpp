@@ -20,7 +20,7 @@
 // Counters: blocks_per_sm (requested), on a GPU blocks_per_sm_model (the occupancy model's
 // limit with the scratch) and blocks_per_sm_runtime (cudaOccupancyMaxActiveBlocksPerMultiprocessor
 // on the kernel Kokkos launches), occupancy, warps_per_scheduler, measured_ms, GB/s (reduction),
-// and the models (kps/occupancy_curve.hpp): predicted_ms, prediction_error = predicted /
+// and the models (kps_models/occupancy_curve.hpp): predicted_ms, prediction_error = predicted /
 // measured - 1, predicted_plateau_occupancy and their calibrated constants, so the analysis
 // recomputes everything from the JSON. Cos loop: the latency model calibrated, as in the
 // latency study, on one warp alone and one 1024-thread team (kps::cos_loop, same process).
@@ -34,15 +34,15 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "checks.hpp"
-#include "common.hpp"
-#include "cos_calibration.hpp"
-#include "kps/cuda/kokkos_launch.hpp"
-#include "kps/device_reduce.hpp"
-#include "kps/latency.hpp"
-#include "kps/latency_model.hpp"
-#include "kps/occupancy.hpp"
-#include "kps/occupancy_curve.hpp"
+#include "support/checks.hpp"
+#include "support/common.hpp"
+#include "support/cos_calibration.hpp"
+#include "cuda/kokkos_launch.hpp"
+#include "kps/reduce/dispatch.hpp"
+#include "kernels/cos_loop.hpp"
+#include "kps_models/latency_model.hpp"
+#include "kps_models/occupancy.hpp"
+#include "kps_models/occupancy_curve.hpp"
 
 namespace kps::bench {
 // Named (not anonymous): nvcc cannot launch kernels on lambdas of anonymous namespaces.

@@ -8,7 +8,7 @@
 //                                 kps::reduce_sum into a rank-0 View, kokkos = parallel_reduce
 //                                 into one, cub = DeviceReduce::Sum (its own interface),
 //                                 native = the tuned reduction's kernel and policy written as
-//                                 a plain CUDA kernel (kps/cuda/native_kernels.hpp): what
+//                                 a plain CUDA kernel (bench/cuda/native_kernels.hpp): what
 //                                 Kokkos' TeamPolicy and parallel_reduce cost it
 //   dot/<variant>/<type>/<N>      kps = kps::dot, kokkos_kernels = KokkosBlas::dot
 //   reduce_copy/writeback/<type>/<N>
@@ -47,10 +47,10 @@
 #include <KokkosBlas1_dot.hpp>
 #include <KokkosBlas1_sum.hpp>
 
-#include "checks.hpp"
-#include "common.hpp"
-#include "kps/cuda/native_kernels.hpp"
-#include "kps/cuda/peers.hpp"
+#include "support/checks.hpp"
+#include "support/common.hpp"
+#include "cuda/native_kernels.hpp"
+#include "cuda/peers.hpp"
 #include "kps/reduce.hpp"
 
 namespace kps::bench {
@@ -410,9 +410,9 @@ void register_type(const Options& o, std::size_t n) {
 }
 
 void register_reductions(const Options& o) {
-  // Which lookup table reduce/tuned and dot/kps use (or why none): part of every result's
-  // context. A malformed table stops the run here with its file and line.
-  benchmark::AddCustomContext("kps_reduce_table", active_reduce_table(KPS_IMPL_REDUCE_TABLE_DIR).note);
+  // The tuning table reduce/tuned and dot/kps use (every result's context names it, as
+  // kps_tuning_table): a malformed one stops the run here with its file and line.
+  tuning_table(Exec());
   for_each_size_and_type(o, [&](auto t, std::size_t n) { register_type<decltype(t)>(o, n); });
 }
 

@@ -12,10 +12,10 @@
 
 #include <KokkosKernels_SimpleUtils.hpp>
 
-#include "checks.hpp"
-#include "common.hpp"
-#include "kps/cuda/peers.hpp"
-#include "kps/cuda/warp_count.hpp"
+#include "support/checks.hpp"
+#include "support/common.hpp"
+#include "cuda/peers.hpp"
+#include "cuda/warp_count.hpp"
 #include "kps/impl/kokkos_compat.hpp"
 #include "kps/scan.hpp"
 
@@ -95,13 +95,14 @@ void run_lookback(benchmark::State& state, std::size_t n, SinglePassPolicy polic
   try {
     auto in = random_view<T>("kps::bench::in", n, 1234 + n);
     DeviceView<T> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::out"), n);
-    const std::size_t tile = kps::impl::single_pass_tile_elements<Exec, T>(exec, policy);
+    const std::size_t tile = kps::impl::single_pass_tile_elements<Exec, T>(exec, policy, n);
     const std::size_t tiles = (n + tile - 1) / tile;
     constexpr int words_per_tile = kps::impl::single_pass_probe_words;
     Kokkos::View<std::uint64_t*, Device> probe("kps::bench::probe", words_per_tile * tiles);
     kps::impl::Workspace<Exec> ws;
     timed_loop(state, exec, [&] {
-      kps::impl::single_pass_scan(exec, in.data(), out.data(), n, true, policy, ws, probe.data());
+      kps::impl::single_pass_scan(exec, in.data(), out.data(), n, true, policy, ws,
+                                  kps::impl::LookBackProbe<Exec>{probe.data()});
     });
     exec.fence();
     const std::string error = compare(to_host(out), cached_reference(in));

@@ -1,12 +1,49 @@
-# How kps compiles against the Kokkos it found.
+# How kps finds and compiles against Kokkos, with one clear configure-time error for each way the
+# Kokkos found cannot serve (too old, no Kokkos Kernels for the benchmarks and tests, a C++
+# standard it refuses, a `cuda` preset without CUDA, a CUDA Kokkos with a compiler that cannot
+# build CUDA).
 # - KPS_EXECUTION_SPACE (cache): the Kokkos execution space kps' executables run on, checked
 #   against the Kokkos found; KPS_EXECUTION_SPACE_NAME is its Kokkos name (Default resolved) and
-#   KPS_EXECUTION_SPACE_DEFINITION the compile definition src/kps/execution_space.hpp reads.
-# - KPS_ENABLE_CUDA: Kokkos has the CUDA backend; the CUDA backend folder (src/kps/cuda) is built.
+#   KPS_EXECUTION_SPACE_DEFINITION the compile definition bench/support/execution_space.hpp reads.
+# - KPS_ENABLE_CUDA: Kokkos has the CUDA backend; the CUDA backend folders are built.
+# - KPS_REQUIRE_CUDA (cache, set by the `cuda` preset): stop unless Kokkos has CUDA.
 # - Kokkos installed with CUDA as a CMake language (Kokkos_COMPILE_LANGUAGE == CUDA): every
 #   source that includes Kokkos is compiled as CUDA. With nvcc_wrapper as the C++ compiler
-#   (spack's default) nothing is needed.
+#   (spack's kokkos +wrapper) nothing is needed.
 # - kps_target(<target>): applies both, plus kps' warning flags, to one target.
+set(_kps_kokkos_hint "point Kokkos_ROOT or CMAKE_PREFIX_PATH at an installed Kokkos (on Debian: scripts/setup.sh \
+builds one, then `. ~/.cache/kps/env.sh`; scripts/kokkos.sh builds 4.6.01, 4.7.1 or 5.0.2; on a cluster: spack)")
+find_package(Kokkos QUIET)
+if(NOT Kokkos_FOUND)
+  message(FATAL_ERROR "kps needs Kokkos 3.4.01 or later and found none: ${_kps_kokkos_hint}")
+endif()
+if(Kokkos_VERSION VERSION_LESS 3.4.1)
+  message(FATAL_ERROR "kps needs Kokkos 3.4.01 or later; the Kokkos found (${Kokkos_DIR}) is ${Kokkos_VERSION}: ${_kps_kokkos_hint}")
+endif()
+if(KPS_ENABLE_BENCHMARKS OR KPS_ENABLE_TESTS)
+  find_package(KokkosKernels QUIET)
+  if(NOT KokkosKernels_FOUND)
+    message(FATAL_ERROR "kps' benchmarks and tests need Kokkos Kernels (their peers KokkosBlas::dot and ::sum) built "
+                        "with the Kokkos found (${Kokkos_DIR}, Kokkos ${Kokkos_VERSION}), and found none: install it "
+                        "beside that Kokkos (KokkosKernels_ROOT or CMAKE_PREFIX_PATH), or configure the library alone "
+                        "with -DKPS_ENABLE_BENCHMARKS=OFF -DKPS_ENABLE_TESTS=OFF")
+  endif()
+endif()
+# The C++ standard: Kokkos compiles for its own (Kokkos 5 needs C++20); a lower one asked of kps
+# would break inside Kokkos' headers.
+if(DEFINED Kokkos_CXX_STANDARD AND DEFINED CMAKE_CXX_STANDARD AND CMAKE_CXX_STANDARD LESS Kokkos_CXX_STANDARD)
+  message(FATAL_ERROR "CMAKE_CXX_STANDARD=${CMAKE_CXX_STANDARD}, but the Kokkos found (${Kokkos_VERSION}, ${Kokkos_DIR}) "
+                      "was built for C++${Kokkos_CXX_STANDARD} and needs at least that: drop CMAKE_CXX_STANDARD or set it "
+                      "to ${Kokkos_CXX_STANDARD} or later")
+endif()
+option(KPS_REQUIRE_CUDA "Stop unless the Kokkos found has the CUDA backend (the cuda preset)" OFF)
+if(KPS_REQUIRE_CUDA AND NOT "CUDA" IN_LIST Kokkos_DEVICES)
+  string(REPLACE ";" ", " _kps_devices "${Kokkos_DEVICES}")
+  message(FATAL_ERROR "the cuda preset needs a Kokkos built with CUDA; the Kokkos found (${Kokkos_DIR}, Kokkos "
+                      "${Kokkos_VERSION}) has ${_kps_devices}: point Kokkos_ROOT at a CUDA Kokkos (scripts/kokkos.sh "
+                      "VERSION --cuda 90, or spack's kokkos +cuda cuda_arch=90 +wrapper)")
+endif()
+
 set(KPS_EXECUTION_SPACE Default CACHE STRING
     "Kokkos execution space of kps-bench, the tests and the package: Default (Kokkos::DefaultExecutionSpace), Serial, OpenMP or Cuda")
 set_property(CACHE KPS_EXECUTION_SPACE PROPERTY STRINGS Default Serial OpenMP Cuda)
@@ -63,10 +100,18 @@ endif()
 set(KPS_KOKKOS_LANGUAGE CXX)
 if(DEFINED Kokkos_COMPILE_LANGUAGE AND Kokkos_COMPILE_LANGUAGE STREQUAL "CUDA")
   set(KPS_KOKKOS_LANGUAGE CUDA)
+  if(Kokkos_VERSION VERSION_GREATER_EQUAL 5 AND CMAKE_VERSION VERSION_LESS 3.25.2)
+    message(FATAL_ERROR "the Kokkos found (${Kokkos_VERSION}) compiles CUDA as a CMake language with C++20, which "
+                        "needs CMake 3.25.2 or later; this is CMake ${CMAKE_VERSION} (pip install 'cmake>=3.25.2')")
+  endif()
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND DEFINED Kokkos_CUDA_ARCHITECTURES)
     set(CMAKE_CUDA_ARCHITECTURES ${Kokkos_CUDA_ARCHITECTURES})
   endif()
   enable_language(CUDA)
+elseif(KPS_ENABLE_CUDA AND NOT CMAKE_CXX_COMPILER_ID MATCHES "NVIDIA|Clang" AND NOT CMAKE_CXX_COMPILER MATCHES "nvcc_wrapper")
+  message(FATAL_ERROR "the Kokkos found (${Kokkos_DIR}) has CUDA, compiled with ${Kokkos_CXX_COMPILER}, and kps is "
+                      "configured with ${CMAKE_CXX_COMPILER}, which cannot compile CUDA: configure with "
+                      "-DCMAKE_CXX_COMPILER=${Kokkos_CXX_COMPILER} (or CXX=... in the environment of a fresh build folder)")
 endif()
 message(STATUS "kps: Kokkos ${Kokkos_VERSION}, devices ${Kokkos_DEVICES}, compiled as ${KPS_KOKKOS_LANGUAGE}")
 

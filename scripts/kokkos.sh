@@ -87,7 +87,10 @@ if [ -n "$cuda_arch" ]; then
   if [ "$cmake_lang" = 1 ]; then
     kokkos+=(-DKokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE=ON "-DCMAKE_CUDA_ARCHITECTURES=$cuda_arch")
   else
-    compiler=(-DCMAKE_CXX_COMPILER="$work/kokkos-$version/bin/nvcc_wrapper")
+    # The wrapper at its installed place: Kokkos records its compiler for the projects that use
+    # it (kokkos_launch_compiler), and the unpacked sources go away after the build.
+    mkdir -p "$prefix/bin" && cp "$work/kokkos-$version/bin/nvcc_wrapper" "$prefix/bin/"
+    compiler=(-DCMAKE_CXX_COMPILER="$prefix/bin/nvcc_wrapper")
   fi
 fi
 say "building Kokkos $version (C++$std$([ -n "$cuda_arch" ] && echo ", CUDA sm_$cuda_arch" || true), $jobs jobs; log: $log)"

@@ -6,7 +6,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "kps/device.hpp"
+#include "support/environment.hpp"
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);

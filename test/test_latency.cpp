@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "kps/impl/kokkos_compat.hpp"
-#include "kps/latency.hpp"
-#include "kps/latency_model.hpp"
-#include "kps/spin.hpp"
+#include "kernels/cos_loop.hpp"
+#include "kps_models/latency_model.hpp"
+#include "kernels/spin.hpp"
 #include "test_support.hpp"
 
 namespace kps::test {

@@ -1,4 +1,4 @@
-// test/test_occupancy.cpp — the occupancy model (kps/occupancy.hpp) on the GTX 1080 Ti rows of
+// test/test_occupancy.cpp — the occupancy model (kps_models/occupancy.hpp) on the GTX 1080 Ti rows of
 // seed 004 (registers and shared memory set the waves), the capability table, the arithmetic of
 // a few hand-checked cases, and its rejection of blocks that cannot launch. No Kokkos.
 #include <stdexcept>
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kps/occupancy.hpp"
+#include "kps_models/occupancy.hpp"
 
 namespace {
 

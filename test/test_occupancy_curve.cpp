@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "kps/occupancy.hpp"
-#include "kps/occupancy_curve.hpp"
+#include "kps_models/occupancy.hpp"
+#include "kps_models/occupancy_curve.hpp"
 
 namespace {
 

@@ -15,7 +15,7 @@
 
 #include <cuda_occupancy.h>
 
-#include "kps/occupancy.hpp"
+#include "kps_models/occupancy.hpp"
 
 namespace {
 

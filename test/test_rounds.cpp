@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "rounds.hpp"
+#include "support/rounds.hpp"
 
 using kps::bench::design_rounds;
 using kps::bench::round_order;

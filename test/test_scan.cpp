@@ -17,7 +17,13 @@ namespace kps::test {
 // Named (not anonymous): nvcc cannot launch kernels on lambdas of anonymous namespaces.
 namespace scan_tests {
 
-constexpr std::size_t sizes[] = {0, 1, 2, 31, 32, 33, 1000, 1023, 1024, 1025, 65537, 1000003};
+/// Sizes around tile and warp boundaries, primes, and one large enough for many tiles of every
+/// default policy (1000003).
+const std::vector<std::size_t> sizes{0, 1, 2, 31, 32, 33, 1000, 1023, 1024, 1025, 65537, 1000003};
+/// The same without the large one, for the checks of many explicit policies: 65537 elements are
+/// already thousands of their tiles (and five levels of the tile scans' recursion at 4-element
+/// tiles), the large size only multiplies their time.
+const std::vector<std::size_t> policy_sizes(sizes.begin(), sizes.end() - 1);
 
 template <class T>
 std::vector<T> reference(const std::vector<T>& x, bool exclusive) {
@@ -48,18 +54,19 @@ void expect_matches(const std::vector<T>& got, const std::vector<T>& want) {
 /// Kokkos threads, each of the backend's vector lanes (32 on CUDA, 1 on host backends), so one
 /// policy means the same teams on every backend.
 template <class T>
-void check_algorithm(ScanAlgorithm alg, const ScanOptions& given = {}, bool team_in_warps = false) {
+void check_algorithm(ScanAlgorithm alg, const ScanOptions& given = {}, bool team_in_warps = false,
+                     const std::vector<std::size_t>& ns = sizes) {
   for_each_exec([&](auto exec) {
     using Exec = decltype(exec);
     using Space = typename Exec::memory_space;
     ScanOptions options = given;
-    if (team_in_warps) options.single_pass.team_size *= impl::single_pass_lanes<Exec>();
+    if (team_in_warps) options.single_pass.team_size *= impl::default_lanes<Exec>();
     if (options.single_pass.team_size > impl::team_size_limit(exec)) {
       Kokkos::View<T*, Space> a("a", 100);
       EXPECT_THROW(exclusive_scan(exec, a, a, alg, options), std::invalid_argument);
       return;
     }
-    for (std::size_t n : sizes) {
+    for (std::size_t n : ns) {
       const auto x = random_values<T>(n, 42 + static_cast<std::uint32_t>(n));
       for (bool exclusive : {true, false})
         for (bool in_place : {false, true}) {
@@ -77,7 +84,9 @@ void check_algorithm(ScanAlgorithm alg, const ScanOptions& given = {}, bool team
           expect_matches(to_host(dst), reference(x, exclusive));
           if (::testing::Test::HasFatalFailure()) return;
         }
-      // Repeated calls on one instance reuse the workspace (epochs must tell calls apart).
+      // Repeated calls on one instance reuse the workspace (epochs must tell calls apart); once
+      // per algorithm, with its default sizes.
+      if (&ns != &sizes) continue;
       auto in = to_device<T, Space>(x);
       Kokkos::View<T*, Space> out("kps::test::out", n);
       for (int rep = 0; rep < 3; ++rep) exclusive_scan(exec, in, out, alg, options);
@@ -112,16 +121,66 @@ TYPED_TEST(Scan, SinglePassPolicies) {
                      (load == TileLoad::staged ? " staged" : " direct"));
         ScanOptions o;
         o.single_pass = {team, items, load};
-        check_algorithm<TypeParam>(ScanAlgorithm::single_pass, o, true);
+        check_algorithm<TypeParam>(ScanAlgorithm::single_pass, o, true, policy_sizes);
       }
   // Explicit look-back delays (slept on GPUs, no-ops on host backends) change no result.
   ScanOptions o;
   o.single_pass.look_back_delay_ns = 500;
   o.single_pass.poll_delay_ns = 100;
-  check_algorithm<TypeParam>(ScanAlgorithm::single_pass, o);
+  check_algorithm<TypeParam>(ScanAlgorithm::single_pass, o, false, policy_sizes);
   // Nor does a prefetch of later tiles (a hint on GPUs, nothing on host backends).
   o.single_pass.prefetch_tiles = 3;
-  check_algorithm<TypeParam>(ScanAlgorithm::single_pass, o);
+  check_algorithm<TypeParam>(ScanAlgorithm::single_pass, o, false, policy_sizes);
+}
+
+// The GPU's multi-lane single pass on every backend: a team of Kokkos threads of 4, 8 and 32
+// vector lanes each, one or two threads (host backends run a thread's lanes one after another), the look-back
+// reading windows of `lanes` predecessors and reducing them across lanes, staged and direct
+// tiles, the explicit delays and prefetch. A bug in the look-back's window logic, the lane scans
+// or the staged layout fails here on a CPU. Backends whose vector length is smaller skip the wider.
+TYPED_TEST(Scan, SinglePassLanes) {
+  for (int lanes : {4, 8, 32})
+    for (TileLoad load : {TileLoad::direct, TileLoad::staged})
+      for (int warps : {1, 2}) {
+        SCOPED_TRACE("lanes=" + std::to_string(lanes) + " warps=" + std::to_string(warps) +
+                     (load == TileLoad::staged ? " staged" : " direct"));
+        ScanOptions o;
+        o.single_pass = {warps * lanes, 8, load};
+        o.single_pass.lanes = lanes;
+        if (lanes == 8) {
+          o.single_pass.look_back_delay_ns = 100;
+          o.single_pass.poll_delay_ns = 50;
+          o.single_pass.prefetch_tiles = 2;
+        }
+        for_each_exec([&](auto exec) {
+          using Exec = decltype(exec);
+          using Space = typename Exec::memory_space;
+          if (!impl::single_pass_launchable<Exec, TypeParam>(exec, o.single_pass)) {
+            // Only where the team is past the backend's threads (Serial has one Kokkos thread per
+            // team) or its vector length below the lanes (a GPU narrower than 32).
+            EXPECT_FALSE(impl::is_host_space_v<Exec> && warps == 1) << "host backends run every lane count up to 32";
+            return;
+          }
+          for (std::size_t n : policy_sizes) {
+            SCOPED_TRACE("n=" + std::to_string(n));
+            const auto x = random_values<TypeParam>(n, 900 + static_cast<std::uint32_t>(n));
+            auto in = to_device<TypeParam, Space>(x);
+            Kokkos::View<TypeParam*, Space> out("kps::test::out", n);
+            Kokkos::deep_copy(out, TypeParam(-3));
+            exclusive_scan(exec, in, out, ScanAlgorithm::single_pass, o);
+            exec.fence();
+            expect_matches(to_host(out), reference(x, true));
+            // Every tile walks back to tile 0 through windows of aggregates (no inclusive prefix
+            // but tile 0's): every window size, partial windows at tile 0, waits on stragglers.
+            impl::Workspace<Exec> ws;
+            Kokkos::deep_copy(out, TypeParam(-3));
+            impl::single_pass_scan(exec, in.data(), out.data(), n, false, o.single_pass, ws, impl::AggregatesOnlyProbe{});
+            exec.fence();
+            expect_matches(to_host(out), reference(x, false));
+            if (::testing::Test::HasFatalFailure()) return;
+          }
+        });
+      }
 }
 
 /// The staged tile's layout puts every vector of the tile in its own slot inside the tile's
@@ -165,12 +224,15 @@ TYPED_TEST(Scan, StagedLayout) {
   EXPECT_EQ((impl::StagedTile<TypeParam, 64>::bytes(128)), 128u * 64 * sizeof(TypeParam));
 }
 
+// Tiles far below the default: 4 elements (up to 1025 elements: six levels of the recursion of
+// tile totals; a team per 4 elements costs a host backend minutes at 65537) and 64.
 TYPED_TEST(Scan, SmallTiles) {
+  const std::vector<std::size_t> up_to_1025(policy_sizes.begin(), policy_sizes.end() - 1);
   for (int tile : {4, 64}) {
     ScanOptions o;
     o.tile.tile = tile;
-    check_algorithm<TypeParam>(ScanAlgorithm::blelloch, o);
-    check_algorithm<TypeParam>(ScanAlgorithm::hillis_steele, o);
+    check_algorithm<TypeParam>(ScanAlgorithm::blelloch, o, false, tile == 4 ? up_to_1025 : policy_sizes);
+    check_algorithm<TypeParam>(ScanAlgorithm::hillis_steele, o, false, tile == 4 ? up_to_1025 : policy_sizes);
   }
 }
 
@@ -261,7 +323,7 @@ TEST(ScanApi, LaunchablePolicies) {
   // What the sweep registers: launchable policies run, the others are refused by the scan.
   const ExecutionSpace exec;
   const int max = impl::team_size_limit(exec);
-  const int lanes = impl::single_pass_lanes<ExecutionSpace>();  // a team is whole Kokkos threads of `lanes`
+  const int lanes = impl::default_lanes<ExecutionSpace>();  // a team is whole Kokkos threads of `lanes`
   EXPECT_TRUE((impl::single_pass_launchable<ExecutionSpace, int>(exec, {lanes, 16, TileLoad::direct})));
   EXPECT_TRUE((impl::single_pass_launchable<ExecutionSpace, double>(exec, {0, 0, TileLoad::automatic})));
   EXPECT_FALSE((impl::single_pass_launchable<ExecutionSpace, int>(exec, {lanes, 7, TileLoad::direct})));
@@ -334,16 +396,17 @@ TEST(ScanApi, LookBackProbe) {
   for (std::size_t i = 0; i < n; ++i) x[i] = int(i % 7) - 3;
   auto in = to_device<int, ExecutionSpace::memory_space>(x);
   Kokkos::View<int*, ExecutionSpace::memory_space> out("out", n);
-  const int lanes = impl::single_pass_lanes<ExecutionSpace>();
+  const int lanes = impl::default_lanes<ExecutionSpace>();
   const SinglePassPolicy policy{lanes, 8, TileLoad::direct};  // one Kokkos thread of `lanes`
-  const std::size_t tile = impl::single_pass_tile_elements<ExecutionSpace, int>(exec, policy);
+  const std::size_t tile = impl::single_pass_tile_elements<ExecutionSpace, int>(exec, policy, n);
   ASSERT_EQ(tile, 8u * lanes);
   const std::size_t tiles = (n + tile - 1) / tile;
   constexpr int w = impl::single_pass_probe_words;
   Kokkos::View<std::uint64_t*, ExecutionSpace::memory_space> probe("probe", w * tiles);
   Kokkos::deep_copy(probe, ~std::uint64_t(0));
   impl::Workspace<ExecutionSpace> ws;
-  impl::single_pass_scan(exec, in.data(), out.data(), n, true, policy, ws, probe.data());
+  impl::single_pass_scan(exec, in.data(), out.data(), n, true, policy, ws,
+                         impl::LookBackProbe<ExecutionSpace>{probe.data()});
   exec.fence();
   expect_matches(to_host(out), reference(x, true));
   auto words = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), probe);
@@ -352,9 +415,8 @@ TEST(ScanApi, LookBackProbe) {
     ASSERT_GE(words(w * t), 1u) << "tile " << t;
     ASSERT_LE(words(w * t), t) << "tile " << t;
     for (int k : {2, 3, 4, 5, 6}) ASSERT_LT(words(w * t + k), std::uint64_t(1) << 62) << "tile " << t << " word " << k;  // durations >= 0
-    // A window is single_pass_window_entries predecessors per lane: one window read per
-    // window's worth of predecessors walked.
-    const std::uint64_t e = std::uint64_t(impl::single_pass_window_entries) * lanes;
+    // A window is one predecessor per lane: one window read per `lanes` predecessors walked.
+    const std::uint64_t e = std::uint64_t(lanes);
     ASSERT_EQ(words(w * t + 7), (words(w * t) + e - 1) / e) << "tile " << t;
   }
 }

@@ -13,7 +13,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "kps/execution_space.hpp"
+#include "support/execution_space.hpp"
 
 namespace kps::test {
 

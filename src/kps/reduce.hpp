@@ -6,14 +6,14 @@
 //   T d = kps::dot(exec, x, y);                                      // tuned policy
 //   kps::reduce_sum(exec, x, sum);       // sum: a rank-0 View, e.g. in device memory; no wait
 //
-// The tuned calls take their policy from the device's lookup table (kps/reduce_table.hpp:
-// written by the reduction study's sweep, `tools/kps_run.py tune`) and, where there is none,
-// from the fallback rule below. Any N >= 0 and any valid policy give the right sum.
+// The tuned calls take their policy from the tuning table of exec's device (kps/tuning/table.hpp:
+// written by the reduction study's sweep, `kps tune`) and, where it has no row, from the
+// fallback rule (kps/reduce/policy.hpp). Any N >= 0 and any valid policy give the right sum.
 // Results are returned on the host (the call waits for them), or written to a rank-0 View
 // without waiting (`kps::reduce_sum(exec, x, result)`, `kps::dot(exec, x, y, result)`, each
 // with an optional policy last): the form for GPU work that uses the sum on the device.
 // Bad policies (team size 0 or past the backend's limit, ...) and mismatched lengths throw
-// std::invalid_argument; a malformed table, or a missing one named by KPS_REDUCE_TABLE, throws
+// std::invalid_argument; a malformed table, or a missing one named by KPS_TUNING_TABLE, throws
 // std::runtime_error.
 #pragma once
 
@@ -23,57 +23,18 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "kps/device_reduce.hpp"
-#include "kps/execution_space.hpp"
-#include "kps/reduce_table.hpp"
+#include "kps/reduce/dispatch.hpp"
+#include "kps/reduce/policy.hpp"
+#include "kps/tuning/tuning.hpp"
 #include "kps/types.hpp"
 
-// The table folder of the kps package this code was compiled against (a compile definition
-// of kps::kps: the source tree's studies/reduce/tables in a build tree, <prefix>/share/kps/tables
-// once installed, wherever the install was moved).
-#ifdef KPS_REDUCE_TABLE_DIR
-#define KPS_IMPL_REDUCE_TABLE_DIR KPS_REDUCE_TABLE_DIR
-#else
-#define KPS_IMPL_REDUCE_TABLE_DIR ""
-#endif
-
 namespace kps {
-
-/// The fallback rule: the policy of a device with no lookup table, from the backend's
-/// concurrency C alone (Kokkos' concurrency: SMs x resident threads per SM on a GPU, 2048 x 132
-/// on an H100; hardware threads on a host backend).
-/// - GPU: teams of 256 threads, 16 items per thread (a 4096-element tile, four 16-byte loads
-///   per thread for 4-byte types), at most one wave of teams, C / 256 (8 per SM on an H100:
-///   1056), its threads looping over the data, as CUB sizes its grid. Before any table, this
-///   reached 0.97 x CUB at 2^28 int32 on an H100 (results/h100-cuda).
-/// - Host: one thread per team, 8 items per thread (two 16-byte loads of 4-byte types), at most
-///   one wave of teams (one per hardware thread), each thread adding one contiguous range
-///   (impl::add_share_contiguous): an OpenMP static schedule, added in SIMD lanes. Of the host
-///   sweep's configurations (AMD EPYC, 2 threads, session 13) the best single rule over every
-///   type and size: 1.30 x each size's optimum on average (geometric mean; the optima are the
-///   minima of noisy shared cores), where the former rule (512 items, the seed's league) came
-///   to 1.45 (studies/reduce/README.md).
-/// Never more teams than the data needs (at least one).
-template <class Exec>
-ReducePolicy fallback_reduce_policy(const Exec& exec, std::size_t n) {
-  ReducePolicy p;
-  const bool host = impl::is_host_space_v<Exec>;
-  p.team_size = host ? 1 : 256;
-  p.items_per_thread = host ? 8 : 16;
-  const std::size_t per_team = std::size_t(p.team_size) * p.items_per_thread;
-  const std::size_t needed = (n + per_team - 1) / per_team;
-  const std::size_t concurrency = static_cast<std::size_t>(exec.concurrency());
-  const std::size_t wave = concurrency / p.team_size < 1 ? 1 : concurrency / p.team_size;
-  const std::size_t league = needed < wave ? needed : wave;
-  p.league_size = static_cast<int>(league < 1 ? 1 : league);
-  return p;
-}
 
 namespace impl {
 
 /// A table row as the policy for n elements: league 0 stays 0 (the seed's league, filled in
 /// by validate), L > 0 becomes min(ceil(n / (team x items)), L).
-inline ReducePolicy policy_from_row(const ReduceTableRow& r, std::size_t n) {
+inline ReducePolicy policy_from_row(const ReduceRow& r, std::size_t n) {
   ReducePolicy p{r.team_size, r.items_per_thread, 0, r.vector_width};
   if (r.league > 0) {
     const std::size_t per_team = std::size_t(r.team_size) * r.items_per_thread;
@@ -86,20 +47,15 @@ inline ReducePolicy policy_from_row(const ReduceTableRow& r, std::size_t n) {
 /// The tuned policy and the table row it came from (null: the fallback rule).
 struct TunedPolicy {
   ReducePolicy policy;
-  const ReduceTableRow* row = nullptr;
-  const ReduceTable* table = nullptr;
+  const ReduceRow* row = nullptr;
+  const TuningTable* table = nullptr;
 };
 
+/// The policy of exec's tuning table (kps/tuning/tuning.hpp) for n elements of T, else the rule.
 template <class T, class Exec>
 TunedPolicy tuned_policy(const Exec& exec, std::size_t n) {
-  // Tables describe the device of kps' execution space (kps/execution_space.hpp); other spaces
-  // use the rule.
-  if constexpr (std::is_same_v<Exec, ExecutionSpace>) {
-    const ReduceTableSelection& s = active_reduce_table(KPS_IMPL_REDUCE_TABLE_DIR);
-    if (s.table)
-      if (const ReduceTableRow* row = s.table->find(type_name<T>(), n))
-        return {policy_from_row(*row, n), row, s.table.get()};
-  }
+  const TuningSelection& s = tuning_table(exec);
+  if (const ReduceRow* row = s.find_reduce(type_name<T>(), n)) return {policy_from_row(*row, n), row, s.table.get()};
   return {fallback_reduce_policy(exec, n)};
 }
 
@@ -117,9 +73,8 @@ auto with_tuned(const TunedPolicy& t, F&& f) {
 
 }  // namespace impl
 
-/// The policy kps::reduce_sum(exec, x) and kps::dot(exec, x, y) use for n elements of T:
-/// the lookup table's row for (T, n) when Exec is kps::ExecutionSpace and its device
-/// has a table, else the fallback rule.
+/// The policy kps::reduce_sum(exec, x) and kps::dot(exec, x, y) use for n elements of T: the
+/// row for (T, n) of the tuning table of exec's device, else the fallback rule.
 template <class T, class Exec>
 ReducePolicy tuned_reduce_policy(const Exec& exec, std::size_t n) {
   static_assert(is_element_type_v<T>, "kps reduce: element types are signed 32/64-bit integers, float and double");

@@ -4,78 +4,36 @@
 //   kps::exclusive_scan(exec, in, out);                         // automatic
 //   kps::inclusive_scan(exec, in, out, kps::ScanAlgorithm::blelloch);
 //
-// `in` and `out` may be the same View (in place). Calls are asynchronous on `exec` like any
-// Kokkos dispatch; mismatched lengths or types throw std::invalid_argument.
+// `in` and `out` may be the same View (in place); an `out` that overlaps `in` otherwise is refused.
+// Calls are asynchronous on `exec` like any Kokkos dispatch; mismatched lengths, overlaps and
+// policies out of range throw std::invalid_argument. The algorithms, their knobs and what each
+// costs: kps/scan/policy.hpp; the layers below: kps/scan/ (tile status, tile loads, look-back,
+// per-tile kernel, dispatch, tuning) and kps/team/team_scan.hpp.
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <mutex>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 
 #include <Kokkos_Core.hpp>
 
-#include "kps/device_scan.hpp"
+#include "kps/impl/workspace.hpp"
+#include "kps/scan/dispatch.hpp"
+#include "kps/scan/kokkos_scan.hpp"
+#include "kps/scan/policy.hpp"
+#include "kps/scan/tile_scan.hpp"
+#include "kps/scan/tuning.hpp"
 #include "kps/types.hpp"
 
 namespace kps {
 
-/// Scan algorithms. Every one is correct on every backend.
-enum class ScanAlgorithm {
-  /// The fastest for the backend and size (see kps::choose_scan_algorithm).
-  automatic,
-  /// Kokkos::parallel_scan: two passes over the input on GPUs (~3n memory traffic).
-  kokkos,
-  /// The seed's naive team scan in tiles + scan of tile totals + propagation.
-  hillis_steele,
-  /// The seed's work-efficient team scan in tiles + scan of tile totals + propagation.
-  blelloch,
-  /// Decoupled look-back single-pass scan (Merrill & Garland 2016): one launch, ~2n traffic;
-  /// the fastest on GPUs from a few thousand elements up.
-  single_pass,
-};
-
-inline const char* to_string(ScanAlgorithm a) {
-  switch (a) {
-    case ScanAlgorithm::automatic: return "automatic";
-    case ScanAlgorithm::kokkos: return "kokkos";
-    case ScanAlgorithm::hillis_steele: return "hillis_steele";
-    case ScanAlgorithm::blelloch: return "blelloch";
-    case ScanAlgorithm::single_pass: return "single_pass";
-  }
-  return "unknown";
+/// What `automatic` runs for n elements of T on exec: the algorithm measured fastest there (the
+/// tuning table of exec's device, else the rule of kps::impl::scan_rule).
+template <class T, class Exec>
+ScanAlgorithm choose_scan_algorithm(const Exec& exec, std::size_t n) {
+  return impl::choose_scan_algorithm<Exec, T>(exec, n);
 }
-
-inline std::optional<ScanAlgorithm> scan_algorithm_from_string(std::string_view s) {
-  for (ScanAlgorithm a : {ScanAlgorithm::automatic, ScanAlgorithm::kokkos, ScanAlgorithm::hillis_steele,
-                          ScanAlgorithm::blelloch, ScanAlgorithm::single_pass})
-    if (s == to_string(a)) return a;
-  return std::nullopt;
-}
-
-/// Elements from which `automatic` runs the single pass on a GPU: below, 16384-element tiles
-/// leave most SMs idle and Kokkos' scan is as fast or faster. H100 crossover with the session-5
-/// defaults (same run, results/h100-cuda/scan/scan-single-pass.json): the single pass is 1.12x
-/// (int32) and 1.39x (double) Kokkos' scan at 2^18, 1.02x / 1.04x at 2^16 (noise at that size),
-/// 0.96x / 0.94x at 2^14; so both from 2^18.
-template <class T>
-inline constexpr std::size_t single_pass_gpu_threshold = std::size_t(1) << 18;
-
-/// What `automatic` runs for n elements on Exec: the algorithm measured fastest there.
-/// On the host backends the team-parallel single pass wins once there are enough tiles to
-/// spread over the threads, Kokkos' scan below that; on GPUs from single_pass_gpu_threshold.
-template <class Exec, class T>
-ScanAlgorithm choose_scan_algorithm(std::size_t n) {
-  if (impl::is_host_space_v<Exec>) return n >= 4096 ? ScanAlgorithm::single_pass : ScanAlgorithm::kokkos;
-  return n >= single_pass_gpu_threshold<T> ? ScanAlgorithm::single_pass : ScanAlgorithm::kokkos;
-}
-
-/// Extra knobs; the defaults are what `automatic` and the named algorithms use.
-struct ScanOptions {
-  SinglePassPolicy single_pass;
-  TileScanPolicy tile;
-};
 
 namespace impl {
 
@@ -108,7 +66,7 @@ void scan(const Exec& exec, const InView& in, const OutView& out, bool exclusive
     throw std::invalid_argument("kps scan: out overlaps in without being the same View (" +
                                 std::to_string((std::intptr_t(first_out) - std::intptr_t(first_in)) / std::intptr_t(sizeof(T))) +
                                 " elements apart); scan in place with one View, or into memory of its own");
-  if (alg == ScanAlgorithm::automatic) alg = choose_scan_algorithm<Exec, typename InView::non_const_value_type>(n);
+  if (alg == ScanAlgorithm::automatic) alg = kps::choose_scan_algorithm<T>(exec, n);
 
   Workspace<Exec>& ws = workspace(exec);
   std::lock_guard<std::mutex> lock(ws.mutex);

@@ -1,4 +1,4 @@
-// test/cuda/test_occupancy_runtime.cpp — the occupancy model (kps/occupancy.hpp) against the CUDA
+// test/cuda/test_occupancy_runtime.cpp — the occupancy model (kps_models/occupancy.hpp) against the CUDA
 // runtime on the GPU of this machine: native kernels with different register counts, static and
 // dynamic shared memory; their registers and static shared memory come from
 // cudaFuncGetAttributes, the device's limits from cudaGetDeviceProperties. For every block size
@@ -13,7 +13,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include "kps/occupancy.hpp"
+#include "kps_models/occupancy.hpp"
 
 namespace {
 

@@ -12,8 +12,8 @@
 #include <Kokkos_Core.hpp>
 #include <KokkosBlas1_dot.hpp>
 
-#include "kps/device.hpp"
-#include "kps/execution_space.hpp"
+#include "support/environment.hpp"
+#include "support/execution_space.hpp"
 
 namespace {
 

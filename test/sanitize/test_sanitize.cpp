@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "kps/latency.hpp"
+#include "kernels/cos_loop.hpp"
 #include "kps/reduce.hpp"
 #include "kps/scan.hpp"
-#include "kps/spin.hpp"
+#include "kernels/spin.hpp"
 #include "../test_support.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)
-#include "kps/cuda/native_kernels.hpp"
+#include "cuda/native_kernels.hpp"
 #endif
 
 namespace kps::test {
@@ -74,7 +74,7 @@ TYPED_TEST(Sanitize, Scans) {
   }
   // The single pass's other code paths: direct and staged loads, explicit look-back delays
   // and an L2 prefetch of later tiles (which the defaults apply only from 500 tiles on).
-  const int lanes = impl::single_pass_lanes<Exec>();
+  const int lanes = impl::default_lanes<Exec>();
   for (TileLoad load : {TileLoad::direct, TileLoad::staged})
     for (bool delays : {false, true}) {
       SCOPED_TRACE(std::string(load == TileLoad::staged ? "staged" : "direct") + (delays ? " with delays" : ""));
@@ -158,7 +158,7 @@ TEST(Sanitize, Spin) {
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)
-// The native CUDA twins of the latency and occupancy studies (kps/cuda/native_kernels.hpp).
+// The native CUDA twins of the latency and occupancy studies (bench/cuda/native_kernels.hpp).
 TEST(Sanitize, NativeTwins) {
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     const Exec exec;

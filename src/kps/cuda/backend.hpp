@@ -1,13 +1,27 @@
-// kps/cuda/backend.hpp — CUDA specializations of kps::impl::BackendMath and BackendClock:
-//   fast_cos is __cosf: a multiply by 1/(2 pi) and one MUFU.COS on the special-function unit
-//     (about 2^-21.4 absolute error on [-pi, pi]); cos is cosf (range reduction plus a
-//     polynomial on the FMA pipe);
-//   now() is clock64(), the SM's cycle counter.
-// Included by kps/impl/backend.hpp only when Kokkos has CUDA; the host pass of these
-// host-device functions falls back to the generic forms.
+// kps/cuda/backend.hpp — the CUDA forms of kps' backend traits (kps/impl/backend.hpp), included
+// by that header only when Kokkos has CUDA. The host pass of these host-device functions falls
+// back to the generic forms.
+//   BackendMath: fast_cos is __cosf (a multiply by 1/(2 pi) and one MUFU.COS on the
+//     special-function unit, about 2^-21.4 absolute error on [-pi, pi]); cos is cosf (range
+//     reduction plus a polynomial on the FMA pipe).
+//   BackendClock: clock64(), the SM's cycle counter.
+//   BackendWait: __nanosleep (sm_70 and later), which gives the warp's issue slots to the SM's
+//     other warps and spaces out the polls of a status word that many teams read.
+//   BackendPrefetch: one bulk L2 prefetch of a range's whole 16-byte units (sm_90 and later:
+//     cp.async.bulk.prefetch.L2; the SM's copy engine walks it, no registers or scratch held).
+//   KPS_IMPL_ROLLED_LOOP: `#pragma unroll 1` in device code (nvcc otherwise unrolls a loop and
+//     hoists every iteration's loads into registers at once, which costs the kernel registers,
+//     hence resident teams).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 #include <Kokkos_Core.hpp>
+
+#if defined(__CUDA_ARCH__)
+#define KPS_IMPL_ROLLED_LOOP _Pragma("unroll 1")
+#endif
 
 namespace kps::impl {
 
@@ -38,6 +52,33 @@ struct BackendClock<Kokkos::Cuda> {
     return clock64();
 #else
     return 0;
+#endif
+  }
+};
+
+template <>
+struct BackendWait<Kokkos::Cuda> {
+  KOKKOS_INLINE_FUNCTION static void sleep(unsigned ns) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    if (ns > 0) __nanosleep(ns);
+#else
+    (void)ns;
+#endif
+  }
+  KOKKOS_INLINE_FUNCTION static void pause() {}
+};
+
+template <>
+struct BackendPrefetch<Kokkos::Cuda> {
+  /// [p, p + bytes) into L2 where p is 16-byte aligned; a hint, with nothing to wait for.
+  KOKKOS_INLINE_FUNCTION static void l2(const void* p, std::size_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (bytes >= 16 && reinterpret_cast<std::uintptr_t>(p) % 16 == 0)
+      asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(unsigned(bytes & ~std::size_t(15)))
+                   : "memory");
+#else
+    (void)p;
+    (void)bytes;
 #endif
   }
 };

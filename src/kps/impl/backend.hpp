@@ -1,16 +1,25 @@
-// kps/impl/backend.hpp — the few device facilities whose best form depends on the backend,
-// behind traits that portable kernels call without naming a backend:
-//   BackendMath<Exec>::cos / fast_cos — accurate single-precision cos everywhere; fast_cos is
-//     a hardware approximation where the backend has one (has_fast_cos), else the accurate one;
-//   BackendClock<Exec>::now() — a per-thread clock for fixed-duration spins (ticks_are_cycles
-//     says whether its ticks are core cycles or nanoseconds).
-// Backends specialize the traits in their own folder (kps/cuda/backend.hpp).
+// kps/impl/backend.hpp — the device facilities whose best form depends on the backend, as traits
+// that portable kernels call without naming a backend. The generic forms below are right on
+// every backend; a backend folder specializes what it does better (kps/cuda/backend.hpp):
+//   BackendMath<Exec>   cos, and fast_cos (a hardware approximation where has_fast_cos)
+//   BackendClock<Exec>  a per-thread clock for fixed-duration spins and probes (cycles or ns)
+//   BackendWait<Exec>   sleep(ns) inside a spin-wait (nothing generic), pause() between polls
+//                       (a host thread yields its core: its predecessor's thread may be descheduled)
+//   BackendPrefetch<Exec>  l2(p, bytes): a hint to bring memory into the device's L2 (nothing generic)
+//   BackendLanes<Exec>  simt: whether a Kokkos thread's vector lanes are hardware threads that each
+//                       run a ThreadVectorRange body for their own index (GPUs), or one thread
+//                       looping over the indices (host backends); see kps/impl/lanes.hpp
+// and KPS_IMPL_ROLLED_LOOP, placed before a loop that must not be unrolled in device code.
 #pragma once
 
 #include <chrono>
 #include <cmath>
+#include <cstddef>
+#include <thread>
 
 #include <Kokkos_Core.hpp>
+
+#include "kps/impl/kokkos_compat.hpp"
 
 namespace kps::impl {
 
@@ -24,30 +33,65 @@ KOKKOS_INLINE_FUNCTION float kokkos_cos(float x) {
 #endif
 }
 
-template <class Exec>
+template <class Exec, class Enable = void>
+struct BackendMath;
+template <class Exec, class Enable = void>
+struct BackendClock;
+template <class Exec, class Enable = void>
+struct BackendWait;
+template <class Exec, class Enable = void>
+struct BackendPrefetch;
+template <class Exec, class Enable = void>
+struct BackendLanes;
+
+}  // namespace kps::impl
+
+// The backend folders: they specialize the traits and may define KPS_IMPL_ROLLED_LOOP.
+#if defined(KOKKOS_ENABLE_CUDA)
+#include "kps/cuda/backend.hpp"
+#endif
+
+#ifndef KPS_IMPL_ROLLED_LOOP
+#define KPS_IMPL_ROLLED_LOOP
+#endif
+
+namespace kps::impl {
+
+template <class Exec, class Enable>
 struct BackendMath {
   static constexpr bool has_fast_cos = false;
   KOKKOS_INLINE_FUNCTION static float cos(float x) { return kokkos_cos(x); }
   KOKKOS_INLINE_FUNCTION static float fast_cos(float x) { return kokkos_cos(x); }
 };
 
-/// Host backends: the steady clock, in nanoseconds. (Marked host-device only so that a CUDA
-/// compiler accepts it inside portable functors; the device pass never runs it.)
-template <class Exec>
+/// The steady clock, in nanoseconds (host-device so that a device compiler accepts it inside
+/// portable functors; a device backend specializes it).
+template <class Exec, class Enable>
 struct BackendClock {
   static constexpr bool ticks_are_cycles = false;
   KOKKOS_INLINE_FUNCTION static long long now() {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
-    return 0;
-#else
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-#endif
+    long long t = 0;
+    KPS_IMPL_IF_ON_HOST(t = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::steady_clock::now().time_since_epoch())
+                                .count();)
+    return t;
   }
 };
 
-}  // namespace kps::impl
+template <class Exec, class Enable>
+struct BackendWait {
+  KOKKOS_INLINE_FUNCTION static void sleep(unsigned /*ns*/) {}
+  KOKKOS_INLINE_FUNCTION static void pause() { KPS_IMPL_IF_ON_HOST(std::this_thread::yield();) }
+};
 
-#if defined(KOKKOS_ENABLE_CUDA)
-#include "kps/cuda/backend.hpp"
-#endif
+template <class Exec, class Enable>
+struct BackendPrefetch {
+  KOKKOS_INLINE_FUNCTION static void l2(const void* /*p*/, std::size_t /*bytes*/) {}
+};
+
+template <class Exec, class Enable>
+struct BackendLanes {
+  static constexpr bool simt = !is_host_space_v<Exec>;
+};
+
+}  // namespace kps::impl

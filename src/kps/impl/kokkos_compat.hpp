@@ -1,15 +1,27 @@
-// kps/impl/kokkos_compat.hpp — the few places where Kokkos 3.4 and Kokkos 4.x/5.x differ
-// in what kps needs. Nothing here uses an API that Kokkos 4 deprecates.
+// kps/impl/kokkos_compat.hpp — the few places where Kokkos 3.4 and Kokkos 4.x/5.x differ in what
+// the library needs, and its uses of Kokkos beyond the public API, in one place. Nothing here uses
+// an API that Kokkos 4 deprecates. (The studies' reach into Kokkos' CUDA launch layer is
+// bench/cuda/kokkos_launch.hpp.) test/test_kokkos_compat.cpp checks each against the Kokkos built with.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
+
+/// KPS_IMPL_IF_ON_HOST(code): `code` (statements without top-level commas) in the host pass of a
+/// host-device function only (Kokkos' KOKKOS_IF_ON_HOST from Kokkos 3.6, which takes its code in
+/// parentheses; before, the device compilers' own macros).
+#if defined(KOKKOS_IF_ON_HOST)
+#define KPS_IMPL_IF_ON_HOST(code) KOKKOS_IF_ON_HOST((code))
+#elif defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
+#define KPS_IMPL_IF_ON_HOST(code)
+#else
+#define KPS_IMPL_IF_ON_HOST(code) code
+#endif
 
 namespace kps::impl {
 
@@ -39,51 +51,6 @@ KOKKOS_INLINE_FUNCTION T load_relaxed(T* ptr) {
 template <class T>
 KOKKOS_INLINE_FUNCTION void store_relaxed(T* ptr, T value) {
   *static_cast<volatile T*>(ptr) = value;
-}
-
-/// Placed before a loop that must stay rolled in device code (the CUDA and HIP compilers
-/// otherwise unroll it and hoist every iteration's loads into registers at once, which costs
-/// the kernel registers, hence resident teams); nothing on host compilers.
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-#define KPS_IMPL_ROLLED_LOOP _Pragma("unroll 1")
-#else
-#define KPS_IMPL_ROLLED_LOOP
-#endif
-
-/// Sleeps about `ns` nanoseconds inside a spin-wait, where the backend has a sleep (CUDA from
-/// sm_70: __nanosleep, which gives the warp's issue slots to the SM's other warps and spaces
-/// out the polls of a status word that many teams read); elsewhere it does nothing (host
-/// backends yield through spin_pause instead).
-KOKKOS_INLINE_FUNCTION void backoff(unsigned ns) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-  if (ns > 0) __nanosleep(ns);
-#else
-  (void)ns;
-#endif
-}
-
-/// Asks the memory system to bring [p, p + bytes) into the GPU's L2 cache ahead of its loads,
-/// without holding registers or scratch for it; a hint, with nothing to wait for. CUDA sm_90
-/// and later: one bulk L2 prefetch of the range's whole 16-byte units (the copy engine of the SM
-/// walks it), where p is 16-byte aligned; elsewhere it does nothing.
-KOKKOS_INLINE_FUNCTION void prefetch_l2(const void* p, std::size_t bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (bytes >= 16 && reinterpret_cast<std::uintptr_t>(p) % 16 == 0)
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(unsigned(bytes & ~std::size_t(15)))
-                 : "memory");
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
-
-/// Called in every iteration of a spin-wait. On host backends it yields the core: a team
-/// waiting for a predecessor whose thread the OS has descheduled (more threads than cores)
-/// would otherwise spin out its whole time slice. On GPUs it does nothing.
-KOKKOS_INLINE_FUNCTION void spin_pause() {
-#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && !defined(__SYCL_DEVICE_ONLY__)
-  std::this_thread::yield();
-#endif
 }
 
 /// `count` instances of exec's space for independent work (many small scans at once):

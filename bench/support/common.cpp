@@ -1,0 +1,234 @@
+// bench/support/common.cpp — sweep options, registration and failure bookkeeping of the benchmarks.
+#include "support/common.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <type_traits>
+
+#include "cuda/event_timer.hpp"
+#include "kps/impl/kokkos_compat.hpp"
+#include "support/rounds.hpp"
+
+namespace kps::bench {
+
+namespace {
+std::atomic<bool> failed{false};
+
+std::vector<Registrar>& registry() {
+  static std::vector<Registrar> r;
+  return r;
+}
+
+std::size_t parse_one(const std::string& s) {
+  const auto bad = [&](const char* why) {
+    return std::invalid_argument("bad size '" + s + "': " + why +
+                                 " (sizes are N, 2^k, N with K/M/G, or 2^a..2^b[:step])");
+  };
+  if (s.empty()) throw bad("empty");
+  if (s[0] == '-') throw bad("sizes cannot be negative");
+  if (s.size() > 2 && s[0] == '2' && s[1] == '^') {
+    const std::string e = s.substr(2);
+    if (e.empty() || e.find_first_not_of("0123456789") != std::string::npos) throw bad("not a number");
+    const int k = std::stoi(e);
+    if (k > 40) throw bad("too large");
+    return std::size_t(1) << k;
+  }
+  std::size_t mult = 1;
+  std::string digits = s;
+  const char last = static_cast<char>(std::toupper(s.back()));
+  if (last == 'K' || last == 'M' || last == 'G') {
+    mult = last == 'K' ? 1000 : last == 'M' ? 1000000 : 1000000000;
+    digits = s.substr(0, s.size() - 1);
+  }
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) throw bad("not a number");
+  if (digits.size() > 12) throw bad("too large");
+  return std::stoull(digits) * mult;
+}
+}  // namespace
+
+bool Options::wants(const std::string& type) const {
+  return std::find(types.begin(), types.end(), type) != types.end();
+}
+
+std::vector<std::size_t> parse_sizes(const std::string& text) {
+  std::vector<std::size_t> sizes;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    const std::size_t dots = item.find("..");
+    if (dots == std::string::npos) {
+      sizes.push_back(parse_one(item));
+    } else {
+      std::string hi = item.substr(dots + 2);
+      std::size_t step = 2;
+      const std::size_t colon = hi.find(':');
+      if (colon != std::string::npos) {
+        step = parse_one(hi.substr(colon + 1));
+        hi = hi.substr(0, colon);
+        if (step < 2) throw std::invalid_argument("bad size range '" + item + "': the step factor must be >= 2");
+      }
+      const std::size_t a = parse_one(item.substr(0, dots)), b = parse_one(hi);
+      if (a == 0 || a > b) throw std::invalid_argument("bad size range '" + item + "': need 0 < first <= last");
+      for (std::size_t n = a; n <= b; n *= step) sizes.push_back(n);
+    }
+    start = comma + 1;
+  }
+  return sizes;
+}
+
+int add_registrar(Registrar r) {
+  registry().push_back(r);
+  return static_cast<int>(registry().size());
+}
+
+const std::vector<Registrar>& registrars() { return registry(); }
+
+void require_memory(const Options& o, const std::string& name, std::size_t n, std::size_t bytes) {
+  // Leave a tenth of the device for Kokkos, the runtime and the peers' temporary storage.
+  if (o.memory_bytes && bytes > o.memory_bytes / 10 * 9)
+    throw std::invalid_argument(name + ": N = " + std::to_string(n) + " needs " +
+                                std::to_string(bytes >> 20) + " MiB but the device has " +
+                                std::to_string(o.memory_bytes >> 20) + " MiB; use smaller --kps_sizes");
+}
+
+void fail(benchmark::State& state, const std::string& why) {
+  failed = true;
+  state.SkipWithError(why.c_str());
+}
+
+bool any_failure() { return failed; }
+
+double median_seconds(const Exec& exec, const std::function<void()>& f, int reps) {
+  return interleaved_median_seconds(exec, {f}, reps)[0];
+}
+
+std::vector<double> interleaved_median_seconds(const Exec& exec, const std::vector<std::function<void()>>& fs,
+                                               int reps) {
+  return interleaved_medians(exec, fs, Rounds{reps, reps, 0, false}).wall;
+}
+
+namespace {
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+/// Reads 4x the device's last-level cache between the timed calls of the interleaved rounds
+/// (untimed), so that every call starts with the cache full of clean, unrelated lines. Without
+/// it a call pays for its predecessor's writes: a copy leaves up to a cache of dirty lines
+/// to be written back while the next call runs. Measured on an H100 (L2 50 MB) in rounds of
+/// [variant, copy, CUB] with CUB itself as the variant: the CUB call timed after the copy came
+/// out 8.5 % slower than the same call timed first in the round at 2^26 int32, 2-4 % at 2^28,
+/// 0.4-1 % at 2^30, a ratio to CUB that flattered every variant (studies/reduce/README.md). GPU
+/// backends only: a host's caches are smaller than its scheduling noise makes worth it, and CI
+/// runs the host benchmarks.
+class CacheFlush {
+ public:
+  CacheFlush() {
+    if constexpr (kps::impl::is_host_space_v<Exec>) return;
+    const std::size_t bytes = 4 * kps::device_info().l2_bytes;
+    if (bytes == 0) return;
+    buffer_ = Kokkos::View<std::int64_t*, Device>("kps::bench::cache_flush", bytes / sizeof(std::int64_t));
+    sum_ = Kokkos::View<std::int64_t, Device>("kps::bench::cache_flush_sum");
+  }
+  void operator()(const Exec& exec) const {
+    if (buffer_.extent(0) == 0) return;
+    const auto b = buffer_;
+    Kokkos::parallel_reduce(
+        "kps::bench::cache_flush", Kokkos::RangePolicy<Exec>(exec, 0, b.extent(0)),
+        KOKKOS_LAMBDA(std::size_t i, std::int64_t & s) { s += b(i); }, sum_);
+    exec.fence();
+  }
+
+ private:
+  Kokkos::View<std::int64_t*, Device> buffer_;
+  Kokkos::View<std::int64_t, Device> sum_;
+};
+
+/// The process's flush buffer, made on first use and released when Kokkos finalizes (a View
+/// must not outlive Kokkos).
+const CacheFlush& cache_flush() {
+  static std::unique_ptr<CacheFlush> flush;
+  if (!flush) {
+    flush = std::make_unique<CacheFlush>();
+    Kokkos::push_finalize_hook([] { flush.reset(); });
+  }
+  return *flush;
+}
+
+/// `reps` rounded up to whole Williams designs of `calls` calls (bench/support/rounds.hpp).
+int whole_designs(int reps, std::size_t calls) {
+  const int d = static_cast<int>(design_rounds(calls));
+  return (reps + d - 1) / d * d;
+}
+}  // namespace
+
+Medians interleaved_medians(const Exec& exec, const std::vector<std::function<void()>>& fs, const Rounds& rounds) {
+  std::vector<std::vector<double>> wall(fs.size()), gpu(fs.size());
+  const CacheFlush& flush = cache_flush();
+  for (const auto& f : fs) f();  // warm-up
+  // Rounds in whole Williams designs: every call takes every place after the flush, and
+  // follows every other call, equally often (bench/support/rounds.hpp). Rounds that rotate one
+  // fixed order have each call always follow the same one: in the H100's tuning verification the
+  // tuned call, which followed CUB's, read a median 1.027 x the time of the sweep point that ran
+  // the very same configuration (results/h100-cuda/experiments/reduce-table-verification-rounds).
+  const int min_reps = whole_designs(rounds.reps, fs.size());
+  const int max_reps = whole_designs(rounds.max_reps, fs.size());
+  double timed = 0;
+  int reps = 0;
+  for (; reps < min_reps || (reps < max_reps && (timed < rounds.seconds || reps % design_rounds(fs.size()) != 0));
+       ++reps)
+    for (std::size_t j = 0; j < fs.size(); ++j) {
+      const std::size_t k = round_order(j, std::size_t(reps), fs.size());
+      exec.fence();
+      flush(exec);
+      Kokkos::Timer timer;
+      fs[k]();
+      exec.fence();
+      wall[k].push_back(timer.seconds());
+      timed += wall[k].back();
+    }
+  Medians m;
+  m.rounds = reps;
+  for (std::size_t k = 0; k < fs.size(); ++k) m.wall.push_back(median(wall[k]));
+#if defined(KOKKOS_ENABLE_CUDA)
+  // Device times in rounds of their own: recording events costs the host time, and after a
+  // call that waits for its result the stop event takes one more round trip, which the wall
+  // times above must not include.
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+    if (!rounds.device) return m;
+    kps::cuda::EventTimer events;
+    for (int i = 0; i < reps; ++i)
+      for (std::size_t j = 0; j < fs.size(); ++j) {
+        const std::size_t k = round_order(j, std::size_t(i), fs.size());
+        exec.fence();
+        flush(exec);
+        events.start(exec);
+        fs[k]();
+        events.stop(exec);
+        gpu[k].push_back(events.seconds());
+      }
+    for (std::size_t k = 0; k < fs.size(); ++k) m.gpu.push_back(median(gpu[k]));
+  }
+#endif
+  return m;
+}
+
+void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call) {
+  state.counters["GB/s"] = benchmark::Counter(bytes_per_call / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["elements/s"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["N"] = static_cast<double>(n);
+}
+
+benchmark::internal::Benchmark* add(const std::string& name, std::function<void(benchmark::State&)> fn) {
+  return benchmark::RegisterBenchmark(name.c_str(), [fn](benchmark::State& s) { fn(s); })
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace kps::bench

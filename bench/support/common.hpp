@@ -1,0 +1,151 @@
+// bench/support/common.hpp — what every kps benchmark shares: the sweep options (sizes, types),
+// registration, manual timing with fences, random inputs, result checks that fail loudly,
+// and the figures of merit (GB/s from the bytes each kernel must move).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include <Kokkos_Core.hpp>
+
+#include "support/environment.hpp"
+#include "support/execution_space.hpp"
+#include "kps/types.hpp"
+
+namespace kps::bench {
+
+/// The space every benchmark runs on (KPS_EXECUTION_SPACE at configure time), and the device
+/// type of the benchmarks' Views: Kokkos Kernels' peers run where the View says, so they run on
+/// Exec too (support/execution_space.hpp).
+using Exec = kps::ExecutionSpace;
+using Device = kps::DeviceType;
+
+/// The sweep, from the command line (--kps_sizes, --kps_types) or the backend's defaults.
+struct Options {
+  std::vector<std::size_t> sizes;
+  std::vector<std::string> types;
+  std::size_t memory_bytes = 0;  ///< device memory, for the size check
+  bool host = false;             ///< Exec runs on the host
+  Hardware device;               ///< Exec's device
+  long long iterations = 0;      ///< loop length of the latency / spin studies (0: the backend's default)
+  bool wants(const std::string& type) const;
+};
+
+/// Parses "1000,2^20,4M,2^10..2^30:4" (the last: powers of two from 2^10 to 2^30, step x4).
+/// Throws std::invalid_argument with a clear message on a bad size.
+std::vector<std::size_t> parse_sizes(const std::string& text);
+
+/// A function that registers a family's benchmarks for the sweep; called once from main.
+using Registrar = void (*)(const Options&);
+int add_registrar(Registrar r);
+const std::vector<Registrar>& registrars();
+
+/// Calls f(T{}, n) for every size and every requested element type T of the sweep.
+template <class F>
+void for_each_size_and_type(const Options& o, F&& f) {
+  for (std::size_t n : o.sizes) {
+    if (o.wants("int32")) f(std::int32_t{}, n);
+    if (o.wants("int64")) f(std::int64_t{}, n);
+    if (o.wants("float")) f(float{}, n);
+    if (o.wants("double")) f(double{}, n);
+  }
+}
+
+/// Throws std::invalid_argument if `bytes` of device memory cannot hold a benchmark at n.
+void require_memory(const Options& o, const std::string& name, std::size_t n, std::size_t bytes);
+
+/// Marks the benchmark failed (SkipWithError) and makes the program exit non-zero.
+void fail(benchmark::State& state, const std::string& why);
+bool any_failure();
+
+/// Times one call of f per iteration with fences around it (manual time); returns the median
+/// of the iterations' times (0 when the loop did not run).
+template <class F>
+double timed_loop(benchmark::State& state, const Exec& exec, F&& f) {
+  std::vector<double> times;
+  for (auto _ : state) {
+    exec.fence();
+    Kokkos::Timer timer;
+    f();
+    exec.fence();
+    times.push_back(timer.seconds());
+    state.SetIterationTime(times.back());
+  }
+  if (times.empty()) return 0;
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  return times[times.size() / 2];
+}
+
+/// Median seconds of `reps` timed calls of f (for peers measured inside a benchmark).
+double median_seconds(const Exec& exec, const std::function<void()>& f, int reps = 15);
+
+/// Medians of the calls in `fs`, timed in interleaved rounds (each round times every call once,
+/// after one warm-up round, in the orders of a Williams design, bench/support/rounds.hpp: in whole
+/// designs, every call takes every place and follows every other call equally often, so
+/// no call keeps one place or one predecessor): a variant and its peers see the same device
+/// state, so a drift of that state (placement of a fresh allocation, clocks) moves them
+/// alike and their ratio stays a ratio measured side by side. On GPUs an untimed read of 4x
+/// the last-level cache precedes every timed call, so no call pays for its predecessor's
+/// writes (bench/support/common.cpp, CacheFlush).
+std::vector<double> interleaved_median_seconds(const Exec& exec, const std::vector<std::function<void()>>& fs,
+                                               int reps = 15);
+
+/// The same rounds (`wall`), then, where the backend has device events (CUDA), as many
+/// rounds timed by events on exec (`gpu`: what the GPU spent from the call's first operation
+/// to its last, plus any wait for the host inside the call); `gpu` is empty on other backends.
+struct Medians {
+  std::vector<double> wall;
+  std::vector<double> gpu;
+  int rounds = 0;  ///< wall-timed rounds (and as many event-timed ones where `gpu` is set)
+};
+/// How many rounds (each count rounded up to whole designs): at least `reps`; more, up to
+/// `max_reps`, while the timed calls of the rounds so far add up to less than `seconds`
+/// (short calls get more rounds: the median of 15 calls of 20 us moves with one slow wake-up
+/// of the host). `device` false skips the event-timed rounds (`gpu` stays empty); where they
+/// run, they run as many rounds.
+struct Rounds {
+  int reps = 15;
+  int max_reps = 15;
+  double seconds = 0;
+  bool device = true;
+};
+Medians interleaved_medians(const Exec& exec, const std::vector<std::function<void()>>& fs, const Rounds& rounds);
+
+/// Sets GB/s (bytes per call / time) and elements/s.
+void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call);
+
+/// A View of n pseudo-random values, a pure function of (seed, index) so that every
+/// benchmark of one (type, N) sees the same input whatever the backend's scheduling
+/// (Kokkos' random pools hand out states in scheduling order): integers in [0, 8),
+/// floating point in [0, 1).
+template <class T>
+Kokkos::View<T*, Device> random_view(const std::string& label, std::size_t n, std::uint64_t seed) {
+  Kokkos::View<T*, Device> v(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
+  Kokkos::parallel_for(
+      "kps::bench::random_view", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(std::size_t i) {
+        std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + i;  // splitmix64
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        v(i) = std::is_integral_v<T> ? T(z & 7) : T(double(z >> 11) * 0x1.0p-53);
+      });
+  Exec().fence();
+  return v;
+}
+
+/// Registers `fn` under `name` as a manual-time benchmark (GPU work is timed with fences).
+benchmark::internal::Benchmark* add(const std::string& name, std::function<void(benchmark::State&)> fn);
+
+}  // namespace kps::bench
+
+#define KPS_BENCH_CONCAT2(a, b) a##b
+#define KPS_BENCH_CONCAT(a, b) KPS_BENCH_CONCAT2(a, b)
+/// Registers a family's registrar at static-initialisation time.
+#define KPS_BENCH_REGISTER(fn) \
+  static const int KPS_BENCH_CONCAT(kps_bench_registrar_, __LINE__) = ::kps::bench::add_registrar(fn)

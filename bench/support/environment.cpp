@@ -1,0 +1,116 @@
+// bench/support/environment.cpp — the benchmarks' environment description and pre-flight check.
+#include "support/environment.hpp"
+
+#include <sstream>
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+#include "kps/impl/kokkos_compat.hpp"
+#include "kps/tuning/tuning.hpp"
+#include "support/execution_space.hpp"
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#endif
+
+#include "kps_revision.h"  // KPS_GIT_REVISION, written at build time (cmake/kps_revision.cmake)
+#ifndef KPS_VERSION
+#define KPS_VERSION "unknown"
+#endif
+
+namespace kps {
+
+namespace {
+std::string compiler() {
+  std::ostringstream os;
+#if defined(__NVCC__)
+  os << "nvcc " << __CUDACC_VER_MAJOR__ << "." << __CUDACC_VER_MINOR__ << "." << __CUDACC_VER_BUILD__ << " + ";
+#endif
+#if defined(__clang__)
+  os << "clang " << __clang_major__ << "." << __clang_minor__ << "." << __clang_patchlevel__;
+#elif defined(__GNUC__)
+  os << "g++ " << __GNUC__ << "." << __GNUC_MINOR__ << "." << __GNUC_PATCHLEVEL__;
+#else
+  os << "unknown";
+#endif
+  return os.str();
+}
+
+std::string kokkos_backends() {
+  std::string s;
+  auto add = [&](const char* b) {
+    if (!s.empty()) s += ',';
+    s += b;
+  };
+#if defined(KOKKOS_ENABLE_SERIAL)
+  add("Serial");
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  add("OpenMP");
+#endif
+#if defined(KOKKOS_ENABLE_THREADS)
+  add("Threads");
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+  add("Cuda");
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+  add("HIP");
+#endif
+#if defined(KOKKOS_ENABLE_SYCL)
+  add("SYCL");
+#endif
+  return s;
+}
+}  // namespace
+
+Hardware device_info() {
+  // Asked once: a CUDA device's description costs a properties query.
+  static const Hardware h = hardware(ExecutionSpace());
+  return h;
+}
+
+std::string preflight() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
+    int count = 0;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess)
+      return std::string("this is a CUDA build of kps and no usable CUDA GPU is visible (cudaGetDeviceCount: ") +
+             cudaGetErrorString(err) + "); run it on a GPU node, or build the host preset";
+    if (count == 0)
+      return "this is a CUDA build of kps and no CUDA GPU is visible; run it on a GPU node, or build the host preset";
+  }
+#endif
+  return {};
+}
+
+std::map<std::string, std::string> environment() {
+  const Hardware d = device_info();
+  std::map<std::string, std::string> env{
+      {"kps_version", KPS_VERSION},
+      {"kps_git_revision", KPS_GIT_REVISION},
+      {"kokkos_version", impl::kokkos_version_string()},
+      {"kokkos_backends", kokkos_backends()},
+      // Kokkos' default and the space kps runs (support/execution_space.hpp), which differ in a
+      // build with KPS_EXECUTION_SPACE set; the backend, concurrency and device are kps' space's.
+      {"kokkos_default_execution_space", Kokkos::DefaultExecutionSpace::name()},
+      {"kps_execution_space", ExecutionSpace::name()},
+      {"kokkos_concurrency", std::to_string(ExecutionSpace().concurrency())},
+      {"compiler", compiler()},
+      {"backend", d.backend},
+      {"device", d.name},
+      {"device_compute_units", std::to_string(d.compute_units)},
+      {"device_memory_bytes", std::to_string(d.memory_bytes)},
+      {"device_l2_bytes", std::to_string(d.l2_bytes)},
+  };
+  if (d.clock_mhz > 0) env["device_clock_mhz"] = std::to_string(static_cast<long>(d.clock_mhz));
+  if (d.memory_clock_mhz > 0) env["device_memory_clock_mhz"] = std::to_string(static_cast<long>(d.memory_clock_mhz));
+  if (!d.compute_capability.empty()) env["device_compute_capability"] = d.compute_capability;
+  if (!d.driver.empty()) env["device_driver"] = d.driver;
+  const TuningSelection& tuning = tuning_table(ExecutionSpace());
+  env["kps_tuning_table"] = tuning.note;
+  return env;
+}
+
+}  // namespace kps

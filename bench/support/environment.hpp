@@ -1,0 +1,24 @@
+// bench/support/environment.hpp — what every benchmark result carries beside it and what the
+// benchmarks and tests check before they start: the device of kps' execution space
+// (kps::hardware, the library's description), Kokkos and the build, as benchmark context.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "kps/tuning/hardware.hpp"
+
+namespace kps {
+
+/// The hardware kps::ExecutionSpace (support/execution_space.hpp) runs on (Kokkos initialized).
+Hardware device_info();
+
+/// Before Kokkos::initialize: an empty string when kps::ExecutionSpace can run on this
+/// machine, else a one-line reason (for example: a CUDA build and no GPU visible).
+std::string preflight();
+
+/// Everything a result needs next to it: Kokkos version and backends, compiler, device, the
+/// tuning table in use, kps version and git revision. Keys are stable (benchmark context).
+std::map<std::string, std::string> environment();
+
+}  // namespace kps

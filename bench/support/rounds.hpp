@@ -1,0 +1,28 @@
+// bench/support/rounds.hpp — the order of the calls in each interleaved round (bench/support/common.cpp,
+// interleaved_medians): a Williams design, the Latin square that crossover trials use to
+// balance first-order carry-over. Pure functions, tested on the host (test/test_rounds.cpp).
+#pragma once
+
+#include <cstddef>
+
+namespace kps::bench {
+
+/// Rounds of one full design for `calls` calls: `calls` where it is even, twice that where it
+/// is odd (the second half runs the first half's rounds backwards).
+constexpr std::size_t design_rounds(std::size_t calls) { return calls % 2 ? 2 * calls : calls; }
+
+/// The call at position j of round r. Over design_rounds(calls) rounds every call takes every
+/// position equally often and follows every other call equally often (once where `calls` is
+/// even, twice where it is odd). A rotation of one fixed order (round r: r, r + 1, ...) gives
+/// the first but not the second: each call always follows the same one, and whatever that
+/// call leaves behind (state of the driver, the host, the device) lands on it in every round.
+/// Row 0 is 0, 1, n-1, 2, n-2, ...; row r adds r to each entry, modulo n.
+constexpr std::size_t round_order(std::size_t j, std::size_t r, std::size_t calls) {
+  if (calls < 2) return 0;
+  const std::size_t row = r % design_rounds(calls);
+  const std::size_t pos = row < calls ? j : calls - 1 - j;
+  const std::size_t first = pos == 0 ? 0 : (pos % 2 ? (pos + 1) / 2 : calls - pos / 2);
+  return (first + row) % calls;
+}
+
+}  // namespace kps::bench

@@ -1,0 +1,21 @@
+// kps/cuda/hardware.hpp — kps::hardware(exec) for Kokkos::Cuda: the GPU of the instance's device
+// (kps/cuda/hardware.cpp, cudaGetDeviceProperties; every CUDA call checked).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include "kps/tuning/hardware.hpp"
+
+namespace kps::impl {
+
+Hardware cuda_hardware(int device, int concurrency);
+
+template <>
+struct BackendHardware<Kokkos::Cuda> {
+  static int device_id(const Kokkos::Cuda& exec) { return exec.cuda_device(); }
+  static Hardware describe(const Kokkos::Cuda& exec) {
+    return cuda_hardware(exec.cuda_device(), static_cast<int>(exec.concurrency()));
+  }
+};
+
+}  // namespace kps::impl

@@ -1,0 +1,96 @@
+// kps/host/reduce_share.hpp — the reduction's share on host backends (Serial, OpenMP, Threads):
+// each thread adds one contiguous range in SIMD lanes. A specialization of
+// kps::impl::ReduceShare for every host execution space, included by kps/reduce/kernel.hpp (which
+// defines the loads and the head and tail it uses); the GCC/Clang vector extension stays here.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+#include "kps/impl/kokkos_compat.hpp"
+
+namespace kps::impl {
+
+/// add_lanes' portable form: 4 x V scalar accumulators, element by element.
+template <int V, class Load, class T>
+KOKKOS_INLINE_FUNCTION void add_lanes_scalar(const Load& load, std::size_t i, std::size_t end, T& acc) {
+  constexpr int L = 4 * V;
+  T s[L] = {};
+  std::size_t e = i * V;
+  const std::size_t stop = end * V;
+  for (; e + L <= stop; e += L)
+    for (int k = 0; k < L; ++k) s[k] += load(e + k);
+  for (; e < stop; ++e) s[0] += load(e);
+  T r = T(0);
+  for (int k = 0; k < L; ++k) r += s[k];
+  acc += r;
+}
+
+/// Adds the vectors [i, end) of V elements to acc in four vector accumulators (4 x V
+/// independent sums, added together once at the end): the host share's loop. Compiled by GCC
+/// or Clang, the accumulators are the compiler's own vector type (vector_size), so the adds
+/// are SIMD instructions whatever its vectorizers decide; elsewhere (nvcc's host pass, other
+/// compilers) add_lanes_scalar's 4 x V scalar accumulators. The vectorizers alone were
+/// not dependable: GCC 12 compiled arrays of Vec<T, V> accumulators to scalar adds with some
+/// accumulators spilled to the stack, and the element-by-element form to clean SIMD in one
+/// program but, for floating-point dot products in kps-bench, to vector multiplies followed
+/// by in-order scalar adds through memory. Kokkos::Serial at 2^20 on the 2-core development
+/// host: sum int32 206 us with the Vec arrays, 60-96 with either later form (best of 200
+/// calls); in kps-bench (medians of interleaved rounds), element by element -> vector type:
+/// sum float 311-355 -> 105-126 us, dot float 703-822 -> 229, dot double 1000-1075 -> 593-938
+/// (studies/reduce/README.md, finding 11). On a GPU the accumulators would cost the registers
+/// add_strided saves.
+template <int V, class Load, class T>
+KOKKOS_INLINE_FUNCTION void add_lanes(const Load& load, std::size_t i, std::size_t end, T& acc) {
+#if defined(__GNUC__) && !defined(__CUDACC__)
+  typedef T Lanes __attribute__((vector_size(V * sizeof(T))));
+  Lanes s[4] = {};
+  for (; i < end; i += 4)
+    for (std::size_t u = 0; u < 4 && i + u < end; ++u) {
+      const Vec<T, V> a = load.template vector<V>(i + u);
+      Lanes l;
+      std::memcpy(&l, &a, sizeof l);
+      s[u] += l;
+    }
+  const Lanes t = (s[0] + s[1]) + (s[2] + s[3]);
+  T r = T(0);
+  for (int k = 0; k < V; ++k) r += t[k];
+  acc += r;
+#else
+  add_lanes_scalar<V>(load, i, end, acc);
+#endif
+}
+
+/// The host backends' share: the same head and tail in team 0, then global thread
+/// g = rank * team_size + t of G = league * team_size adds the vectors of its own contiguous
+/// range, [g * nv / G, (g + 1) * nv / G) (balanced), lane by lane (add_lanes). A CPU core
+/// streams its range front to back, each cache line and page read once by one core; the
+/// grid-stride share above gave each of the seed league's teams one 16-byte vector every 32 KB
+/// (a page per load), and on a 2-core host its sum of 2^20 doubles took 4.5x the best
+/// configuration's time (studies/reduce/README.md, finding 10).
+template <int V, class Load, class T>
+KOKKOS_INLINE_FUNCTION void add_share_contiguous(const Load& load, std::size_t n, std::size_t head,
+                                                 std::size_t team_size, std::size_t league, std::size_t rank,
+                                                 std::size_t t, T& acc) {
+  const std::size_t nv = (n - head) / V;
+  add_head_and_tail<V>(load, n, head, nv, team_size, rank, t, acc);
+  const std::size_t threads = league * team_size, g = rank * team_size + t;
+  const std::size_t per = nv / threads, extra = nv % threads;
+  const std::size_t begin = g * per + (g < extra ? g : extra);
+  const std::size_t end = begin + per + (g < extra ? 1 : 0);
+  add_lanes<V>(load.advanced(head), begin, end, acc);
+}
+
+template <class Exec>
+struct ReduceShare<Exec, std::enable_if_t<is_host_space_v<Exec>>> {
+  template <int V, class Index, class Load, class T>
+  KOKKOS_INLINE_FUNCTION static void add(const Load& load, std::size_t n, std::size_t head, std::size_t team_size, std::size_t league,
+                  std::size_t rank, std::size_t t, T& acc) {
+    add_share_contiguous<V>(load, n, head, team_size, league, rank, t, acc);
+  }
+};
+
+}  // namespace kps::impl

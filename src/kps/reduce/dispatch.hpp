@@ -1,0 +1,139 @@
+// kps/reduce/dispatch.hpp — the reduction's dispatch: a policy checked against the backend's
+// limits for the kernel (team size per load width and load), its league and load width filled in,
+// the 32- or 64-bit index chosen, and the launch into a host value or a rank-0 View.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+#include "kps/impl/kokkos_compat.hpp"
+#include "kps/reduce/kernel.hpp"
+#include "kps/reduce/policy.hpp"
+
+namespace kps::impl {
+
+/// The backend's largest team for the reduction kernel of T, vector width v and Load (a GPU
+/// backend limits it by the kernel's registers and shared memory).
+template <class Exec, class T, class Load>
+int kernel_team_size_limit(const Exec& exec, int v) {
+  const auto query = [&](auto width) {
+    constexpr int V = decltype(width)::value;
+    return ReduceTeamPolicy<Exec>(exec, 1, 1).team_size_max(
+        ReduceKernel<Exec, T, V, Load, std::uint32_t>{Load{}, 0}, Kokkos::ParallelReduceTag());
+  };
+  switch (v) {
+    case 4: return query(std::integral_constant<int, 4>{});
+    case 2: return query(std::integral_constant<int, 2>{});
+    default: return query(std::integral_constant<int, 1>{});
+  }
+}
+
+/// A reduction functor without scratch, to ask a backend for its general team size limit.
+template <class Exec>
+struct TeamSizeProbe {
+  KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<Exec>::member_type&, double&) const {}
+};
+
+template <class Exec>
+int team_size_limit(const Exec& exec) {
+  return Kokkos::TeamPolicy<Exec>(exec, 1, 1).team_size_max(TeamSizeProbe<Exec>{}, Kokkos::ParallelReduceTag());
+}
+
+/// The largest team every reduction kernel of T (sum and dot, every vector width) accepts.
+template <class Exec, class T>
+int reduce_team_size_limit(const Exec& exec) {
+  int limit = std::numeric_limits<int>::max();
+  for (int v : {1, 2, 4}) {
+    limit = std::min(limit, kernel_team_size_limit<Exec, T, SumLoad<T>>(exec, v));
+    limit = std::min(limit, kernel_team_size_limit<Exec, T, DotLoad<T>>(exec, v));
+  }
+  return limit;
+}
+
+/// Checks a policy, fills in league_size and vector width; throws std::invalid_argument.
+template <class Exec, class T, class Load>
+ReducePolicy validate(const Exec& exec, ReducePolicy p, std::size_t n, const Load& load) {
+  if (p.team_size <= 0 || p.items_per_thread <= 0 || p.league_size < 0 || p.vector_width < 0)
+    throw std::invalid_argument("kps reduce: invalid policy (" + to_string(p) +
+                                "): team size and items per thread must be positive, league size >= 0");
+  if (p.vector_width != 0 && p.vector_width != 1 && p.vector_width != 2 && p.vector_width != 4)
+    throw std::invalid_argument("kps reduce: vector width must be 0 (automatic), 1, 2 or 4");
+  int v = p.vector_width ? p.vector_width : static_cast<int>(16 / sizeof(T));
+  if (v > 4) v = 4;
+  const Load loop_load = load.advanced(head_elements(load.first(), n));  // where the vector loop starts
+  while (v > 1 && (p.items_per_thread % v != 0 || !loop_load.aligned(v * sizeof(T)))) v /= 2;
+  p.vector_width = v;
+  const int limit = kernel_team_size_limit<Exec, T, Load>(exec, v);
+  if (p.team_size > limit)
+    throw std::invalid_argument("kps reduce: team size " + std::to_string(p.team_size) +
+                                " exceeds this backend's limit of " + std::to_string(limit) + " for this kernel");
+  if (p.league_size == 0) {
+    const std::size_t per_team = std::size_t(p.team_size) * p.items_per_thread;
+    const std::size_t teams = (n + per_team - 1) / per_team;
+    p.league_size = static_cast<int>(teams < 1 ? 1 : (teams > std::size_t(max_league_size) ? max_league_size : teams));
+  }
+  // Larger leagues only loop (each thread steps by the league's threads); see max_league_size.
+  if (p.league_size > max_league_size) p.league_size = max_league_size;
+  return p;
+}
+
+/// Whether the loop of the resolved policy p over n elements may count in 32 bits (fewer
+/// registers, as CUB's offsets): every vector index and the loop's look-ahead (up to four
+/// strides of league x team past the end) stay below 2^32.
+inline bool narrow_index(std::size_t n, const ReducePolicy& p) {
+  return n / p.vector_width + 4 * std::size_t(p.team_size) * std::size_t(p.league_size) < (std::size_t(1) << 32);
+}
+
+/// Calls f(width, index) with the vector width v (1, 2 or 4) as an integral constant and the
+/// loop's index type (32 bits where `narrow`).
+template <class F>
+void dispatch_width(int v, bool narrow, F&& f) {
+  const auto with_index = [&](auto width) {
+    if (narrow)
+      f(width, std::uint32_t{});
+    else
+      f(width, std::size_t{});
+  };
+  switch (v) {
+    case 4: with_index(std::integral_constant<int, 4>{}); break;
+    case 2: with_index(std::integral_constant<int, 2>{}); break;
+    default: with_index(std::integral_constant<int, 1>{}); break;
+  }
+}
+
+/// Runs the reduction of n elements into `result`: a T& (the call waits for the value) or a
+/// rank-0 View of T (the call is asynchronous on exec, as Kokkos::parallel_reduce into a View).
+/// Kokkos adds the threads' and the teams' sums (on CUDA it writes a value returned to the
+/// host straight into pinned host memory: no copy after the kernel).
+template <class Exec, class T, class Load, class Result>
+void reduce_into(const Exec& exec, std::size_t n, const Load& load, ReducePolicy p, const char* label,
+                 Result&& result) {
+  p = validate<Exec, T>(exec, p, n, load);
+  // n == 0: an empty league still sets the result (to 0) in the result's memory, in order on exec.
+  ReduceTeamPolicy<Exec> policy(exec, n == 0 ? 0 : p.league_size, p.team_size);
+  dispatch_width(p.vector_width, narrow_index(n, p), [&](auto width, auto index) {
+    constexpr int V = decltype(width)::value;
+    ReduceKernel<Exec, T, V, Load, decltype(index)> k{load, n};
+    Kokkos::parallel_reduce(label, policy, k, result);
+  });
+}
+
+template <class Exec, class T, class Load>
+T reduce(const Exec& exec, std::size_t n, const Load& load, const ReducePolicy& p, const char* label) {
+  T result = T(0);
+  if (n == 0) {
+    validate<Exec, T>(exec, p, n, load);
+    return result;
+  }
+  reduce_into<Exec, T>(exec, n, load, p, label, result);
+  return result;
+}
+
+}  // namespace kps::impl

@@ -1,0 +1,103 @@
+// kps/scan/policy.hpp — the scan's algorithms and every knob of each, in one place (CUB's policy
+// structs): what kps::exclusive_scan / kps::inclusive_scan take besides their Views. A knob left
+// at 0 (or -1 for the delays and prefetch) takes the tuning table's value for the device, type
+// and size (kps/tuning/tuning.hpp), else the defaults of kps/scan/dispatch.hpp.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace kps {
+
+/// Scan algorithms. Every one is correct on every backend.
+enum class ScanAlgorithm {
+  /// The fastest for the device and size: the tuning table's choice, else the rule of
+  /// kps::choose_scan_algorithm (Kokkos' scan below a few thousand elements on host backends and
+  /// 2^18 on GPUs, the single pass above).
+  automatic,
+  /// Kokkos::parallel_scan: two passes over the input on GPUs (~3n memory traffic); no workspace.
+  kokkos,
+  /// The seed's naive team scan (Hillis-Steele) in tiles + scan of tile totals + propagation:
+  /// ~4n traffic, three launches per level; the scan study's baseline.
+  hillis_steele,
+  /// The seed's work-efficient team scan (Blelloch) in tiles, as hillis_steele: fewer additions,
+  /// twice the barrier-separated steps.
+  blelloch,
+  /// Decoupled look-back single-pass scan (Merrill & Garland 2016): one launch, ~2n traffic;
+  /// the fastest on GPUs from about 2^18 elements and on host backends from a few tiles per thread.
+  single_pass,
+};
+
+inline const char* to_string(ScanAlgorithm a) {
+  switch (a) {
+    case ScanAlgorithm::automatic: return "automatic";
+    case ScanAlgorithm::kokkos: return "kokkos";
+    case ScanAlgorithm::hillis_steele: return "hillis_steele";
+    case ScanAlgorithm::blelloch: return "blelloch";
+    case ScanAlgorithm::single_pass: return "single_pass";
+  }
+  return "unknown";
+}
+
+inline std::optional<ScanAlgorithm> scan_algorithm_from_string(std::string_view s) {
+  for (ScanAlgorithm a : {ScanAlgorithm::automatic, ScanAlgorithm::kokkos, ScanAlgorithm::hillis_steele,
+                          ScanAlgorithm::blelloch, ScanAlgorithm::single_pass})
+    if (s == to_string(a)) return a;
+  return std::nullopt;
+}
+
+/// How the single-pass scan moves a tile between memory and its threads' registers.
+enum class TileLoad {
+  automatic,  ///< the tuning's choice (staged on GPUs at the default items per thread, else direct)
+  /// Each thread reads its consecutive elements straight into registers (16-byte loads when
+  /// aligned): neighbouring threads touch addresses items_per_thread elements apart. No scratch;
+  /// the items stay in registers across the look-back.
+  direct,
+  /// The team reads and writes the tile in 16-byte vectors with neighbouring threads on
+  /// neighbouring addresses (coalesced), and transposes it through team scratch (CUB's
+  /// BLOCK_LOAD_TRANSPOSE); costs tile-sized scratch and two barriers, holds nothing in registers
+  /// across the look-back: the fastest on GPUs.
+  staged,
+};
+
+inline const char* to_string(TileLoad l) {
+  return l == TileLoad::direct ? "direct" : l == TileLoad::staged ? "staged" : "automatic";
+}
+
+/// Knobs of the single-pass scan: a tile is team_size x items_per_thread elements.
+struct SinglePassPolicy {
+  /// Threads per team: Kokkos threads x `lanes` (a multiple of lanes); 0: the tuning's, lowered
+  /// at launch to what fits.
+  int team_size = 0;
+  /// Consecutive elements per thread: 8, 16, 24, 32, 48, 64 or 256 (256: direct loads only); 0: the tuning's.
+  int items_per_thread = 0;
+  TileLoad load = TileLoad::automatic;
+  /// Nanoseconds the look-back sleeps after publishing the tile's aggregate, before its first read
+  /// of the predecessors (CUB's L2WriteLatency), where the backend can sleep; -1: the tuning's; 0: none.
+  int look_back_delay_ns = -1;
+  /// Nanoseconds it sleeps before reading again predecessors not yet published (CUB's Delay);
+  /// -1: the tuning's; 0: none.
+  int poll_delay_ns = -1;
+  /// Tiles ahead of its own whose input a team asks the device to bring into L2 when it starts
+  /// (no effect where the backend has no such hint); -1: the tuning's; 0: none.
+  int prefetch_tiles = -1;
+  /// Vector lanes of each Kokkos thread: the look-back's window is `lanes` predecessors read at
+  /// once and reduced across the lanes. 0: the backend's (its warp on a GPU, 32 on CUDA; 1 on a
+  /// host backend); else a power of two up to 32 (and up to the backend's vector length). Host
+  /// backends emulate lanes > 1 one after another: the GPU's look-back and staged tiles, run and
+  /// tested on a CPU.
+  int lanes = 0;
+};
+
+/// Knobs of the tile scans built on a team algorithm.
+struct TileScanPolicy {
+  int tile = 0;  ///< elements per tile, a power of two >= 2; 0: 1024 (the seed's n)
+};
+
+/// Extra knobs; the defaults are what `automatic` and the named algorithms use.
+struct ScanOptions {
+  SinglePassPolicy single_pass;
+  TileScanPolicy tile;
+};
+
+}  // namespace kps

@@ -1,0 +1,160 @@
+// kps/scan/single_pass.hpp — the single-pass scan's per-tile kernel (CUB's AgentScan): each
+// team takes the next tile id, loads its tile (kps/scan/tile_io.hpp), scans it, finds the tile's
+// prefix with the decoupled look-back (kps/scan/look_back.hpp) and stores the result. Written
+// lane by lane (kps/impl/lanes.hpp): a team is team_size() Kokkos threads of `lanes` vector lanes
+// each, a warp of 32 on CUDA; host backends run the same code with their lanes in turn.
+// Launched by kps/scan/dispatch.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <Kokkos_Core.hpp>
+
+#include "kps/impl/backend.hpp"
+#include "kps/impl/lanes.hpp"
+#include "kps/scan/look_back.hpp"
+#include "kps/scan/tile_io.hpp"
+#include "kps/scan/tile_status.hpp"
+
+namespace kps::impl {
+
+/// Nothing: a direct-load kernel's staged tile, a staged kernel's registers.
+struct Empty {};
+
+template <class Exec, class T, int Items, bool Exclusive, bool Staged, class Probe = NoProbe>
+struct SinglePassKernel {
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  const T* in = nullptr;
+  T* out = nullptr;
+  std::size_t n = 0;
+  TileStatus<T> tiles{};
+  unsigned int* counter = nullptr;  ///< 0 at launch; 32-bit: Kokkos' 64-bit atomic_fetch_add is a CAS loop on CUDA
+  int lanes = 1;                    ///< vector lanes per Kokkos thread (the team is team_size x lanes threads)
+  LookBackDelay delay{};
+  unsigned prefetch_ahead = 0;  ///< tiles ahead whose input is prefetched to L2 (SinglePassPolicy::prefetch_tiles)
+  Probe probe{};
+
+  /// Team scratch: a total per thread, a total per Kokkos thread (warp), the tile's prefix
+  /// and, when staged, the tile (16-byte aligned).
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t head_bytes(int threads, int lanes) {
+    return (sizeof(T) * (std::size_t(threads) + std::size_t(threads / lanes) + 1) + 15) / 16 * 16;
+  }
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes(int threads, int lanes) {
+    if constexpr (Staged)
+      return head_bytes(threads, lanes) + StagedTile<T, Items>::bytes(threads) + 16;
+    else
+      return head_bytes(threads, lanes);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    auto probed = probe.start();
+    // Tile ids in the order teams start, so every predecessor of a tile is already running:
+    // the look-back never waits on a team that has not been scheduled.
+    long tile = 0;
+    Kokkos::single(
+        Kokkos::PerTeam(team), [&](long& id) { id = long(Kokkos::atomic_fetch_add(counter, 1u)); }, tile);
+    probed.tile_known();
+
+    const int warp = team.team_rank();
+    const int warps = team.team_size();
+    const int threads = warps * lanes;
+    char* const scratch = static_cast<char*>(team.team_scratch(0).get_shmem(scratch_bytes(threads, lanes)));
+    T* const thread_totals = reinterpret_cast<T*>(scratch);
+    T* const warp_totals = thread_totals + threads;
+    T* const tile_prefix_slot = warp_totals + warps;
+    const std::uintptr_t staged_at =
+        (reinterpret_cast<std::uintptr_t>(scratch) + head_bytes(threads, lanes) + 15) / 16 * 16;
+    [[maybe_unused]] const StagedTile<T, Items> staged{reinterpret_cast<T*>(staged_at)};
+
+    const std::size_t tile_elems = std::size_t(threads) * Items;
+    const std::size_t tile_first = std::size_t(tile) * tile_elems;
+    const std::size_t left = tile_first < n ? n - tile_first : 0;
+    const std::size_t tile_valid = left < tile_elems ? left : tile_elems;
+    // Thread `rank` of the tile owns elements [first(rank), first(rank) + Items).
+    auto first = [&](int rank) { return tile_first + std::size_t(rank) * Items; };
+    auto valid = [&](int rank) { return first(rank) < n ? n - first(rank) : std::size_t(0); };
+
+    if (prefetch_ahead > 0 && warp == 0) {
+      // The tile a later team takes: its loads then find the data in L2.
+      Kokkos::single(Kokkos::PerThread(team), [&]() {
+        const std::size_t ahead = tile_first + std::size_t(prefetch_ahead) * tile_elems;
+        if (ahead < n) BackendPrefetch<Exec>::l2(in + ahead, sizeof(T) * (n - ahead < tile_elems ? n - ahead : tile_elems));
+      });
+    }
+
+    // Each thread's total, its exclusive prefix among its Kokkos thread's lanes, then in the tile.
+    LaneArray<Exec, std::conditional_t<Staged, Empty, ThreadItems<T, Items>>> items;
+    LaneArray<Exec, T> thread_total, thread_prefix;
+    if constexpr (Staged) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes),
+                           [&](int l) { staged.read(warp * lanes + l, threads, in + tile_first, tile_valid); });
+      team.team_barrier();
+      // Each thread scans its run where it lies in scratch, a vector at a time (exclusive within
+      // the thread when the scan is exclusive): the items never all sit in registers, so the
+      // kernel's registers, hence the teams an SM holds, do not grow with Items, and nothing is
+      // held across the look-back.
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes),
+                           [&](int l) { thread_total[l] = staged.scan_run(warp * lanes + l, Exclusive); });
+    } else {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
+        ThreadItems<T, Items>& x = items[l];
+        x.load(in + first(warp * lanes + l), valid(warp * lanes + l));
+        for (int j = 1; j < Items; ++j) x.v[j] += x.v[j - 1];
+        thread_total[l] = x.v[Items - 1];
+      });
+    }
+    // A scan over the lanes through the per-thread totals in scratch (the vector range ends with
+    // a lane barrier), then over the warps' totals.
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes),
+                         [&](int l) { thread_totals[warp * lanes + l] = thread_total[l]; });
+    Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, lanes), [&](int l, T& update, const bool final) {
+      if (final) thread_prefix[l] = update;
+      update += thread_totals[warp * lanes + l];
+    });
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
+      if (l == lanes - 1) warp_totals[warp] = thread_prefix[l] + thread_total[l];
+    });
+    team.team_barrier();
+    probed.totals_known();
+    T warp_prefix = T(0), aggregate = T(0);
+    for (int w = 0; w < warps; ++w) {
+      if (w == warp) warp_prefix = aggregate;
+      aggregate += warp_totals[w];
+    }
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
+      thread_prefix[l] += warp_prefix;
+      // Staged: the thread's prefix in the tile, for the coalesced write (its slot was last read
+      // by its own warp's lane scan, before the barrier above).
+      if constexpr (Staged) thread_totals[warp * lanes + l] = thread_prefix[l];
+    });
+
+    if (warp == 0) {
+      const T p = look_back<Exec>(team, lanes, tiles, tile, aggregate, delay, probed);
+      Kokkos::single(Kokkos::PerThread(team), [&]() { *tile_prefix_slot = p; });
+    }
+    team.team_barrier();
+    const T tile_prefix = *tile_prefix_slot;
+    if constexpr (Staged) {
+      // The tile out, coalesced, each element plus the tile's prefix and its thread's.
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
+        staged.write(warp * lanes + l, threads, out + tile_first, tile_valid, tile_prefix, thread_totals);
+      });
+    } else {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
+        ThreadItems<T, Items>& x = items[l];
+        const T offset = tile_prefix + thread_prefix[l];
+        if constexpr (Exclusive) {
+          // exclusive[j] = offset + inclusive[j] - input[j], done by shifting to stay exact
+          for (int j = Items - 1; j > 0; --j) x.v[j] = offset + x.v[j - 1];
+          x.v[0] = offset;
+        } else {
+          for (int j = 0; j < Items; ++j) x.v[j] += offset;
+        }
+        x.store(out + first(warp * lanes + l), valid(warp * lanes + l));
+      });
+    }
+  }
+};
+
+}  // namespace kps::impl

@@ -1,0 +1,146 @@
+// test/test_hard_inputs.cpp — inputs that only a GPU makes hard, each checked against a host
+// reference, on all four element types:
+//  - more than 2^31 elements (every index, tile id and offset past 32 bits): the scans and the sum;
+//  - the single pass at the lowest occupancy, one team per SM (tiles far outnumber the resident
+//    teams: every look-back depends on the order in which tiles are taken);
+//  - 32 execution-space instances scanning at once (streams competing for SMs: forward progress).
+// They run on kps' execution space where it is a GPU (a CUDA build on a GPU node) and are skipped,
+// saying why, on host backends (the memory and the concurrency are the GPU's).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kps/reduce.hpp"
+#include "kps/scan.hpp"
+#include "support/environment.hpp"
+#include "test_support.hpp"
+#if defined(KOKKOS_ENABLE_CUDA)
+#include "cuda/kokkos_launch.hpp"
+#endif
+
+namespace kps::test {
+namespace hard_input_tests {
+
+using Exec = ExecutionSpace;
+using Space = Exec::memory_space;
+constexpr bool on_gpu = !impl::is_host_space_v<Exec>;
+
+/// Values 0..7 from (seed, index), made on the device (no host array of billions to fill).
+template <class T>
+Kokkos::View<T*, Space> device_values(std::size_t n, std::uint64_t seed) {
+  Kokkos::View<T*, Space> v(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kps::test::in")), n);
+  Kokkos::parallel_for(
+      "kps::test::values", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, std::int64_t(n)),
+      KOKKOS_LAMBDA(std::int64_t i) {
+        std::uint64_t z = (seed + std::uint64_t(i)) * 0x9E3779B97F4A7C15ull;
+        z ^= z >> 29;
+        v(i) = T(z % 8);
+      });
+  Exec().fence();
+  return v;
+}
+
+/// Compares a scan's output with the exclusive scan of its input, both copied to the host;
+/// integers exactly, floating point within the reference's rounding at that magnitude.
+template <class T>
+void expect_exclusive_scan(const Kokkos::View<T*, Space>& in, const Kokkos::View<T*, Space>& out) {
+  const std::vector<T> x = to_host(in), got = to_host(out);
+  long double s = 0;
+  std::size_t wrong = 0, first = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    bool ok;
+    if constexpr (std::is_integral_v<T>)
+      ok = got[i] == T(s);
+    else
+      ok = std::abs((long double)got[i] - s) <= 1e-4L * (s + 1) * (std::is_same_v<T, float> ? 10 : 1e-6L);
+    if (!ok && wrong++ == 0) first = i;
+    s += x[i];
+  }
+  EXPECT_EQ(wrong, 0u) << "first wrong element: " << first << " of " << x.size();
+}
+
+template <class T>
+class HardInputs : public ::testing::Test {};
+using Types = ::testing::Types<std::int32_t, std::int64_t, float, double>;
+TYPED_TEST_SUITE(HardInputs, Types);
+
+TYPED_TEST(HardInputs, MoreThan2To31Elements) {
+  using T = TypeParam;
+  if constexpr (!on_gpu) {
+    GTEST_SKIP() << "a GPU test: 2^31 elements on " << Exec::name() << " are the host's memory";
+  } else {
+    const std::size_t n = (std::size_t(1) << 31) + 4099;
+    if (2.2 * n * sizeof(T) > double(device_info().memory_bytes))
+      GTEST_SKIP() << "the device's memory holds no input and output of " << n << " elements";
+    auto in = device_values<T>(n, 31);
+    Kokkos::View<T*, Space> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kps::test::out")), n);
+    for (ScanAlgorithm alg : {ScanAlgorithm::automatic, ScanAlgorithm::single_pass, ScanAlgorithm::kokkos}) {
+      SCOPED_TRACE(to_string(alg));
+      Kokkos::deep_copy(out, T(-3));
+      exclusive_scan(Exec(), in, out, alg);
+      Exec().fence();
+      expect_exclusive_scan(in, out);
+    }
+    // The sum: every element counted once past 32-bit indices (values 0..7: exact in double).
+    const std::vector<T> x = to_host(in);
+    long double want = 0;
+    for (T v : x) want += v;
+    if constexpr (std::is_integral_v<T>)
+      EXPECT_EQ((long double)reduce_sum(Exec(), in), want);
+    else
+      EXPECT_NEAR(double(reduce_sum(Exec(), in)), double(want), 1e-5 * double(want));
+  }
+}
+
+TYPED_TEST(HardInputs, SinglePassAtOneTeamPerSM) {
+  using T [[maybe_unused]] = TypeParam;
+  if constexpr (!on_gpu) {
+    GTEST_SKIP() << "a GPU test: one team per SM of " << Exec::name() << " is not a GPU's occupancy";
+  } else {
+#if defined(KOKKOS_ENABLE_CUDA)
+    // Teams of 1024 threads, staged tiles of 8 items: the kernel's registers leave one team per SM
+    // (checked with the runtime's occupancy calculator before the scans run).
+    ScanOptions o;
+    o.single_pass = {1024, 8, TileLoad::staged};
+    ASSERT_TRUE((impl::single_pass_launchable<Exec, T>(Exec(), o.single_pass)));
+    using Kernel = impl::SinglePassKernel<Kokkos::Cuda, T, 8, true, true>;
+    const std::size_t scratch = Kernel::scratch_bytes(1024, 32) + sizeof(double) * (32 + 2);
+    const int per_sm =
+        cuda::launch_max_active_blocks<cuda::TeamForLaunch<Kernel, Kokkos::TeamPolicy<Kokkos::Cuda>>>(1024, scratch);
+    if (per_sm != -1) EXPECT_EQ(per_sm, 1) << "teams of this policy resident per SM";
+    for (std::size_t n : {std::size_t(1) << 24, (std::size_t(1) << 26) + 77}) {
+      SCOPED_TRACE("n=" + std::to_string(n));
+      auto in = device_values<T>(n, 7);
+      Kokkos::View<T*, Space> out("kps::test::out", n);
+      exclusive_scan(Exec(), in, out, ScanAlgorithm::single_pass, o);
+      Exec().fence();
+      expect_exclusive_scan(in, out);
+    }
+#endif
+  }
+}
+
+TYPED_TEST(HardInputs, ThirtyTwoInstancesAtOnce) {
+  using T = TypeParam;
+  if constexpr (!on_gpu) {
+    GTEST_SKIP() << "a GPU test: instances of " << Exec::name() << " run in turn on the calling thread";
+  } else {
+    constexpr int streams = 32;
+    const std::vector<Exec> instances = impl::partition(Exec(), streams);
+    std::vector<Kokkos::View<T*, Space>> in, out;
+    for (int k = 0; k < streams; ++k) {
+      in.push_back(device_values<T>((std::size_t(1) << 22) + 1000 * std::size_t(k), 100 + k));
+      out.emplace_back("kps::test::out", in.back().extent(0));
+    }
+    for (int rep = 0; rep < 2; ++rep)  // twice: the second finds every workspace made
+      for (int k = 0; k < streams; ++k) exclusive_scan(instances[k], in[k], out[k], ScanAlgorithm::single_pass);
+    for (const Exec& e : instances) e.fence();
+    for (int k = 0; k < streams; ++k) {
+      SCOPED_TRACE("instance " + std::to_string(k));
+      expect_exclusive_scan(in[k], out[k]);
+    }
+  }
+}
+
+}  // namespace hard_input_tests
+}  // namespace kps::test
