@@ -73,23 +73,9 @@ std::vector<int> sweep_items(bool host) {
 /// Waves of the capped variant: 1 (every team resident at once, CUB-like) and 4.
 constexpr int sweep_waves[] = {1, 4};
 
-/// Compensated (Kahan) sum in long double of x[i] (or x[i] * y[i]) over [begin, end).
-template <class T>
-long double kahan(const T* x, const T* y, std::size_t begin, std::size_t end) {
-  long double s = 0, c = 0;
-  for (std::size_t i = begin; i < end; ++i) {
-    const long double v = y ? (long double)x[i] * (long double)y[i] : (long double)x[i];
-    const long double a = v - c;
-    const long double t = s + a;
-    c = (t - s) - a;
-    s = t;
-  }
-  return s;
-}
-
-/// The host reference of a sum (y empty) or dot product, once per (type, N, inputs) and
-/// process; the inputs of one (type, N) are the same in every benchmark (fixed seeds). Split
-/// over the host's threads: at 2^30 elements a serial sum takes seconds.
+/// The host reference of a sum (y empty) or dot product (support/checks.hpp), once per
+/// (type, N, inputs) and process; the inputs of one (type, N) are the same in every benchmark
+/// (fixed seeds).
 template <class T>
 long double reference(const DeviceView<T>& x, const DeviceView<T>& y) {
   static std::map<std::pair<std::size_t, bool>, long double> cache;
@@ -98,19 +84,7 @@ long double reference(const DeviceView<T>& x, const DeviceView<T>& y) {
   if (it != cache.end()) return it->second;
   const std::vector<T> hx = to_host(x);
   const std::vector<T> hy = key.second ? to_host(y) : std::vector<T>{};
-  const std::size_t n = hx.size();
-  const std::size_t threads =
-      std::max<std::size_t>(1, std::min<std::size_t>(std::thread::hardware_concurrency(), n >> 20));
-  std::vector<long double> part(threads);
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      part[t] = kahan(hx.data(), key.second ? hy.data() : nullptr, n * t / threads, n * (t + 1) / threads);
-    });
-  for (auto& th : pool) th.join();
-  long double s = 0;
-  for (long double p : part) s += p;
-  return cache.emplace(key, s).first->second;
+  return cache.emplace(key, reference_sum(hx, key.second ? &hy : nullptr)).first->second;
 }
 
 /// How many interleaved rounds give the ratios: for the variants the study compares, 15 to 101

@@ -26,18 +26,8 @@ namespace kps::test {
 namespace reduce_tests {
 
 template <class T>
-long double reference_sum(const std::vector<T>& x, const std::vector<T>* y = nullptr) {
-  long double s = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) s += y ? (long double)x[i] * (*y)[i] : (long double)x[i];
-  return s;
-}
-
-template <class T>
 void expect_value(T got, long double want, std::size_t n) {
-  if constexpr (std::is_integral_v<T>)
-    EXPECT_EQ(got, T(want));
-  else
-    EXPECT_NEAR(double(got), double(want), tolerance<T>() * (1.0 + std::sqrt(double(n)) * 4));
+  EXPECT_TRUE(sum_matches(got, want, n)) << "got " << got << ", expected " << double(want) << " (" << n << " terms)";
 }
 
 std::vector<std::size_t> sizes_for(const ReducePolicy& p, bool large) {

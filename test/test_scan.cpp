@@ -26,28 +26,10 @@ const std::vector<std::size_t> sizes{0, 1, 2, 31, 32, 33, 1000, 1023, 1024, 1025
 const std::vector<std::size_t> policy_sizes(sizes.begin(), sizes.end() - 1);
 
 template <class T>
-std::vector<T> reference(const std::vector<T>& x, bool exclusive) {
-  std::vector<T> r(x.size());
-  long double s = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    if (exclusive) r[i] = T(s);
-    s += x[i];
-    if (!exclusive) r[i] = T(s);
-  }
-  return r;
-}
-
-template <class T>
 void expect_matches(const std::vector<T>& got, const std::vector<T>& want) {
   ASSERT_EQ(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if constexpr (std::is_integral_v<T>) {
-      ASSERT_EQ(got[i], want[i]) << "at index " << i;
-    } else {
-      ASSERT_NEAR(double(got[i]), double(want[i]), tolerance<T>() * (1.0 + std::abs(double(want[i])) + std::sqrt(double(i))))
-          << "at index " << i;
-    }
-  }
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_TRUE(scan_element_matches(got[i], want[i], i)) << "at index " << i << ": got " << got[i] << ", expected " << want[i];
 }
 
 /// Checks `alg` on every execution space. `team_in_warps`: the single-pass team size counts
@@ -81,7 +63,7 @@ void check_algorithm(ScanAlgorithm alg, const ScanOptions& given = {}, bool team
           else
             inclusive_scan(exec, in, dst, alg, options);
           exec.fence();
-          expect_matches(to_host(dst), reference(x, exclusive));
+          expect_matches(to_host(dst), reference_scan(x, exclusive));
           if (::testing::Test::HasFatalFailure()) return;
         }
       // Repeated calls on one instance reuse the workspace (epochs must tell calls apart); once
@@ -91,7 +73,7 @@ void check_algorithm(ScanAlgorithm alg, const ScanOptions& given = {}, bool team
       Kokkos::View<T*, Space> out("kps::test::out", n);
       for (int rep = 0; rep < 3; ++rep) exclusive_scan(exec, in, out, alg, options);
       exec.fence();
-      expect_matches(to_host(out), reference(x, true));
+      expect_matches(to_host(out), reference_scan(x, true));
     }
   });
 }
@@ -169,14 +151,14 @@ TYPED_TEST(Scan, SinglePassLanes) {
             Kokkos::deep_copy(out, TypeParam(-3));
             exclusive_scan(exec, in, out, ScanAlgorithm::single_pass, o);
             exec.fence();
-            expect_matches(to_host(out), reference(x, true));
+            expect_matches(to_host(out), reference_scan(x, true));
             // Every tile walks back to tile 0 through windows of aggregates (no inclusive prefix
             // but tile 0's): every window size, partial windows at tile 0, waits on stragglers.
             impl::Workspace<Exec> ws;
             Kokkos::deep_copy(out, TypeParam(-3));
             impl::single_pass_scan(exec, in.data(), out.data(), n, false, o.single_pass, ws, impl::AggregatesOnlyProbe{});
             exec.fence();
-            expect_matches(to_host(out), reference(x, false));
+            expect_matches(to_host(out), reference_scan(x, false));
             if (::testing::Test::HasFatalFailure()) return;
           }
         });
@@ -271,7 +253,7 @@ TYPED_TEST(Scan, ConcurrentInstances) {
       for (const Exec& e : instances) e.fence();
       for (int k = 0; k < scans; ++k) {
         SCOPED_TRACE("scan " + std::to_string(k) + " on instance " + std::to_string(k % streams));
-        expect_matches(to_host(out[k]), reference(x[k], true));
+        expect_matches(to_host(out[k]), reference_scan(x[k], true));
         if (::testing::Test::HasFatalFailure()) return;
       }
     }
@@ -408,7 +390,7 @@ TEST(ScanApi, LookBackProbe) {
   impl::single_pass_scan(exec, in.data(), out.data(), n, true, policy, ws,
                          impl::LookBackProbe<ExecutionSpace>{probe.data()});
   exec.fence();
-  expect_matches(to_host(out), reference(x, true));
+  expect_matches(to_host(out), reference_scan(x, true));
   auto words = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), probe);
   EXPECT_EQ(words(0), 0u);
   for (std::size_t t = 1; t < tiles; ++t) {
@@ -478,7 +460,7 @@ TEST(ScanApi, ScanFromAnotherHostThread) {
   ASSERT_EQ(error, "");
   std::vector<int> x(5000);
   for (int i = 0; i < 5000; ++i) x[i] = i % 3;
-  expect_matches(got, reference(x, true));
+  expect_matches(got, reference_scan(x, true));
 #else
   GTEST_SKIP() << "this Kokkos has no Serial backend";
 #endif
@@ -494,7 +476,7 @@ TEST(ScanApi, EverySigned64BitIntegerType) {
   auto in = to_device<long long, ExecutionSpace::memory_space>(x);
   Kokkos::View<long long*, ExecutionSpace::memory_space> out("out", x.size());
   exclusive_scan(ExecutionSpace(), in, out);
-  expect_matches(to_host(out), reference(x, true));
+  expect_matches(to_host(out), reference_scan(x, true));
   EXPECT_EQ(reduce_sum(ExecutionSpace(), in), std::accumulate(x.begin(), x.end(), 0LL));
 }
 

@@ -13,6 +13,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "support/checks.hpp"
 #include "support/execution_space.hpp"
 
 namespace kps::test {
@@ -68,19 +69,12 @@ Kokkos::View<T*, Space> to_device(const std::vector<T>& h, const char* label = "
   return d;
 }
 
-template <class V>
-std::vector<typename V::non_const_value_type> to_host(const V& d) {
-  std::vector<typename V::non_const_value_type> h(d.extent(0));
-  Kokkos::View<typename V::non_const_value_type*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> hv(
-      h.data(), h.size());
-  Kokkos::deep_copy(hv, d);
-  return h;
-}
-
-/// Relative tolerance of floating-point results (exact for integers).
-template <class T>
-constexpr double tolerance() {
-  return std::is_same_v<T, float> ? 2e-4 : 1e-11;
-}
+// One reference and tolerance for the tests and the benchmarks' checks (support/checks.hpp).
+using bench::reference_scan;
+using bench::reference_sum;
+using bench::scan_element_matches;
+using bench::sum_matches;
+using bench::to_host;
+using bench::tolerance;
 
 }  // namespace kps::test
