@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <benchmark/benchmark.h>
+#include <nlohmann/json.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -19,7 +20,7 @@
 namespace {
 
 constexpr const char* usage =
-    "kps-bench: Google Benchmark fixtures of the kps studies.\n"
+    "kps-bench: the Google Benchmark fixtures of the kps studies. kps' own options:\n"
     "  --kps_sizes=LIST   sizes, e.g. 2^10..2^30:4,1000000 (default: 2^10..2^20:4 on the host,\n"
     "                     2^10..2^30:4 on a GPU)\n"
     "  --kps_types=LIST   element types among int32,int64,float,double (default: all)\n"
@@ -27,7 +28,8 @@ constexpr const char* usage =
     "                     GPU, 4096 on the host)\n"
     "  --kps_context      print the environment (device, backend, Kokkos) as JSON and exit\n"
     "  --kps_help         this text\n"
-    "plus Kokkos options (--kokkos-...) and Google Benchmark options (--benchmark_...).\n";
+    "plus Kokkos options (--kokkos-help lists them) and Google Benchmark options (--benchmark_...,\n"
+    "listed below by --help). A filter that matches no benchmark is an error (exit 2).\n";
 
 bool take_flag(int& argc, char** argv, int i, const char* name, std::string& value) {
   const std::size_t len = std::strlen(name);
@@ -49,6 +51,15 @@ int main(int argc, char** argv) {
       std::cout << usage;
       return 0;
     }
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      // kps' options, then Google Benchmark's own help (it prints it and exits).
+      std::cout << usage << "\nGoogle Benchmark's options:\n";
+      std::cout.flush();
+      int help_argc = 2;
+      char* help_argv[] = {argv[0], const_cast<char*>("--help"), nullptr};
+      benchmark::Initialize(&help_argc, help_argv);
+      return 0;
+    }
     if (std::strcmp(argv[i], "--kps_context") == 0) {
       context_only = true;
       for (int j = i; j < argc - 1; ++j) argv[j] = argv[j + 1];
@@ -61,7 +72,7 @@ int main(int argc, char** argv) {
     } else if (take_flag(argc, argv, i, "--kps_iterations", v)) {
       iterations_text = v;
     } else if (std::strncmp(argv[i], "--kps_", 6) == 0) {
-      std::cerr << "kps-bench: unknown option " << argv[i] << "\n" << usage;
+      std::cerr << "kps-bench: unknown option " << argv[i] << " (kps-bench --help lists the options)\n";
       return 2;
     } else {
       ++i;
@@ -76,15 +87,8 @@ int main(int argc, char** argv) {
 
   Kokkos::ScopeGuard kokkos(argc, argv);
   if (context_only) {
-    std::cout << "{";
-    const char* sep = "";
-    for (const auto& [key, value] : kps::environment()) {
-      std::cout << sep << "\n  \"" << key << "\": \"";
-      for (char c : value) std::cout << (c == '"' || c == '\\' ? "\\" : "") << c;
-      std::cout << "\"";
-      sep = ",";
-    }
-    std::cout << "\n}\n";
+    const nlohmann::ordered_json context(kps::environment());  // keys sorted (a std::map)
+    std::cout << context.dump(2) << "\n";
     return 0;
   }
   benchmark::Initialize(&argc, argv);
@@ -125,8 +129,13 @@ int main(int argc, char** argv) {
   }
 
   for (const auto& [key, value] : kps::environment()) benchmark::AddCustomContext(key, value);
-  benchmark::RunSpecifiedBenchmarks();
+  const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  if (ran == 0) {
+    std::cerr << "kps-bench: no benchmark matches --benchmark_filter (sizes " << (have_sizes ? sizes_text : "default")
+              << ", types " << types_text << "; --benchmark_list_tests lists the names)\n";
+    return 2;
+  }
   if (kps::bench::any_failure()) {
     std::cerr << "kps-bench: at least one benchmark's result check FAILED (see error_message in the output)\n";
     return 1;

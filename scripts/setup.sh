@@ -34,6 +34,7 @@ declare -A PROBES=(
   [make]="cmd:make"
   [libbenchmark-dev]="file:/usr/include/benchmark/benchmark.h"
   [libgtest-dev]="file:/usr/include/gtest/gtest.h"
+  [nlohmann-json3-dev]="file:/usr/include/nlohmann/json.hpp"
   [python3]="cmd:/usr/bin/python3"
   [python3-matplotlib]="py:matplotlib"
   [python3-pytest]="pymod:pytest"

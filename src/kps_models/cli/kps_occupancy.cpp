@@ -3,15 +3,15 @@
 // bad input gives one "kps-occupancy: error: ..." line on stderr and exit status 2.
 #include <cctype>
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "kps_models/occupancy.hpp"
 
@@ -76,29 +76,9 @@ std::size_t parse_bytes(const std::string& option, const std::string& text) {
   return static_cast<std::size_t>(v) * scale;
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_limit(int blocks) { return blocks == kps::unlimited_blocks ? "null" : std::to_string(blocks); }
-
-std::string json_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
+/// A per-limit block count as JSON: null where the resource sets no limit.
+nlohmann::ordered_json limit(int blocks) {
+  return blocks == kps::unlimited_blocks ? nlohmann::ordered_json() : nlohmann::ordered_json(blocks);
 }
 
 struct Options {
@@ -166,48 +146,45 @@ int run(int argc, char** argv) {
     throw UsageError("--carveout is a percentage 0..100 (got " + std::to_string(*o.carveout) + ")");
   const kps::OccupancyResult r = kps::occupancy(device, kernel);
 
+  using json = nlohmann::ordered_json;
   std::string explanation = r.explanation;
-  std::string waves = "null", per_wave = "null";
+  json waves, per_wave;  // null without --blocks
   if (o.blocks) {
-    waves = std::to_string(kps::waves(r, *o.blocks, sms));
-    per_wave = std::to_string(static_cast<long long>(sms) * r.blocks_per_sm);
+    waves = kps::waves(r, *o.blocks, sms);
+    per_wave = static_cast<long long>(sms) * r.blocks_per_sm;
     explanation += " Waves: " + kps::explain_waves(r, *o.blocks, sms);
   }
-  std::string limiters;
-  for (const std::string& l : r.limiters) limiters += (limiters.empty() ? "" : ", ") + json_string(l);
-
-  std::ostringstream j;
-  j << "{\n"
-    << "  \"capability\": " << json_string(r.capability) << ",\n"
-    << "  \"architecture\": " << json_string(device.architecture) << ",\n"
-    << "  \"sms\": " << sms << ",\n"
-    << "  \"threads_per_block\": " << kernel.threads_per_block << ",\n"
-    << "  \"registers_per_thread\": " << kernel.registers_per_thread << ",\n"
-    << "  \"static_smem\": " << kernel.static_smem << ",\n"
-    << "  \"dynamic_smem\": " << kernel.dynamic_smem << ",\n"
-    << "  \"carveout_percent\": " << (o.carveout ? std::to_string(*o.carveout) : "null") << ",\n"
-    << "  \"warps_per_block\": " << r.warps_per_block << ",\n"
-    << "  \"registers_per_warp\": " << r.registers_per_warp << ",\n"
-    << "  \"registers_per_block\": " << r.registers_per_block << ",\n"
-    << "  \"register_warps_per_sm\": " << r.register_warps_per_sm << ",\n"
-    << "  \"smem_per_block\": " << r.smem_per_block << ",\n"
-    << "  \"smem_capacity\": " << r.smem_capacity << ",\n"
-    << "  \"smem_carveout\": " << r.smem_carveout << ",\n"
-    << "  \"blocks_per_sm_by\": {\"threads\": " << json_limit(r.by_threads)
-    << ", \"warps\": " << json_limit(r.by_warps) << ", \"blocks\": " << json_limit(r.by_blocks)
-    << ", \"registers\": " << json_limit(r.by_registers) << ", \"shared_memory\": " << json_limit(r.by_shared_memory)
-    << "},\n"
-    << "  \"blocks_per_sm\": " << r.blocks_per_sm << ",\n"
-    << "  \"limiters\": [" << limiters << "],\n"
-    << "  \"active_warps\": " << r.active_warps << ",\n"
-    << "  \"max_warps\": " << r.max_warps << ",\n"
-    << "  \"occupancy\": " << json_number(r.occupancy) << ",\n"
-    << "  \"blocks\": " << (o.blocks ? std::to_string(*o.blocks) : "null") << ",\n"
-    << "  \"blocks_per_wave\": " << per_wave << ",\n"
-    << "  \"waves\": " << waves << ",\n"
-    << "  \"explanation\": " << json_string(explanation) << "\n"
-    << "}\n";
-  std::cout << j.str();
+  json j;
+  j["capability"] = r.capability;
+  j["architecture"] = device.architecture;
+  j["sms"] = sms;
+  j["threads_per_block"] = kernel.threads_per_block;
+  j["registers_per_thread"] = kernel.registers_per_thread;
+  j["static_smem"] = kernel.static_smem;
+  j["dynamic_smem"] = kernel.dynamic_smem;
+  j["carveout_percent"] = o.carveout ? json(*o.carveout) : json();
+  j["warps_per_block"] = r.warps_per_block;
+  j["registers_per_warp"] = r.registers_per_warp;
+  j["registers_per_block"] = r.registers_per_block;
+  j["register_warps_per_sm"] = r.register_warps_per_sm;
+  j["smem_per_block"] = r.smem_per_block;
+  j["smem_capacity"] = r.smem_capacity;
+  j["smem_carveout"] = r.smem_carveout;
+  j["blocks_per_sm_by"] = {{"threads", limit(r.by_threads)},
+                           {"warps", limit(r.by_warps)},
+                           {"blocks", limit(r.by_blocks)},
+                           {"registers", limit(r.by_registers)},
+                           {"shared_memory", limit(r.by_shared_memory)}};
+  j["blocks_per_sm"] = r.blocks_per_sm;
+  j["limiters"] = r.limiters;
+  j["active_warps"] = r.active_warps;
+  j["max_warps"] = r.max_warps;
+  j["occupancy"] = r.occupancy;
+  j["blocks"] = o.blocks ? json(*o.blocks) : json();
+  j["blocks_per_wave"] = per_wave;
+  j["waves"] = waves;
+  j["explanation"] = explanation;
+  std::cout << j.dump(2) << "\n";
   return 0;
 }
 

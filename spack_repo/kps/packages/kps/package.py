@@ -62,6 +62,7 @@ class Kps(CMakePackage, CudaPackage):
     conflicts("^cuda@13:", when="+cuda ^kokkos@:4.7.0")
 
     depends_on("benchmark@1.6:")
+    depends_on("nlohmann-json@3.9:", type="build")
     depends_on("googletest@1.10:", type=("build", "test"), when="+tests")
     depends_on("googletest@1.10:", type="test")
     depends_on("python@3.8:", type="run")
