@@ -31,7 +31,10 @@
 // medians of interleaved rounds that time the variant and its peers one after the other
 // (common.hpp: 15 to 101 rounds, more for short calls; 5 to 31 for reduce_sweep points;
 // counter `rounds`): ratio_to_copy, the read bandwidth over the read bandwidth implied by a
-// device copy of the same bytes; on CUDA ratio_to_cub (sums), CUB's time over this one's; and
+// device copy of the same bytes; ratio_to_read (sums), the time of a pure streaming read of the
+// same bytes (kernels/stream_read.hpp) over this one's, and launch_floor_wall_us, an empty launch
+// and its fence; on CUDA ratio_to_cub (sums), CUB's time over this one's, and ratio_to_cub_cccl,
+// a newer CCCL's (KPS_CCCL_ROOT); and
 // the targets' peers, each its time over this one's: ratio_to_kokkos (reduce/tuned,
 // reduce_async/tuned: Kokkos' parallel_reduce), ratio_to_kokkos_kernels (dot/kps:
 // KokkosBlas::dot), ratio_to_tuned (reduce_sweep points: kps::reduce_sum with the table of
@@ -48,10 +51,11 @@
 #include <KokkosBlas1_sum.hpp>
 
 #include "support/checks.hpp"
-#include "support/common.hpp"
 #include "cuda/native_kernels.hpp"
 #include "cuda/peers.hpp"
+#include "kernels/stream_read.hpp"
 #include "kps/reduce.hpp"
+#include "support/common.hpp"
 
 namespace kps::bench {
 // Named (not anonymous): nvcc cannot launch kernels on lambdas of anonymous namespaces.
@@ -159,8 +163,16 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
     // Ratios from medians of interleaved rounds of this variant, a device copy of the same
     // bytes, (sums on CUDA) CUB and the peers.
     DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
+    Kokkos::View<int, Device> flag("kps::bench::read_flag");
     std::vector<std::function<void()>> calls{call, [&] { Kokkos::deep_copy(exec, copy, x); }};
     std::vector<std::string> names{variant, "copy"};
+    if (inputs == 1) {
+      // A pure streaming read of the same bytes, and the floor of any call (an empty launch).
+      calls.push_back([&] { stream_read(exec, x.data(), n, flag.data()); });
+      names.push_back("read");
+      calls.push_back([&] { empty_launch(exec); });
+      names.push_back("launch_floor");
+    }
 #if defined(KOKKOS_ENABLE_CUDA)
     if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
       if (inputs == 1) {
@@ -169,6 +181,13 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
         else
           calls.push_back([&] { result = kps::cuda::cub_sum(exec, x.data(), n); });
         names.push_back("cub");
+#if defined(KPS_HAVE_CCCL_PEER)
+        if constexpr (Async)
+          calls.push_back([&] { kps::cuda::cccl::cub_sum(exec, x.data(), r.data(), n); });
+        else
+          calls.push_back([&] { result = kps::cuda::cccl::cub_sum(exec, x.data(), n); });
+        names.push_back("cub_cccl");
+#endif
       }
 #endif
     for (const auto& p : peers) {
@@ -192,7 +211,8 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
     if (!t.gpu.empty()) state.counters["gpu_us"] = 1e6 * t.gpu[0];
     state.counters["rounds"] = static_cast<double>(t.rounds);
     for (std::size_t k = 1; k < names.size(); ++k) {
-      if (k > 1) state.counters["ratio_to_" + names[k]] = t.wall[k] / t.wall[0];  // the copy's is above
+      // the copy's ratio is above; the launch floor is no peer, its wall time says what it is
+      if (k > 1 && names[k] != "launch_floor") state.counters["ratio_to_" + names[k]] = t.wall[k] / t.wall[0];
       state.counters[names[k] + "_wall_us"] = 1e6 * t.wall[k];
       if (!t.gpu.empty()) state.counters[names[k] + "_gpu_us"] = 1e6 * t.gpu[k];
     }

@@ -1,8 +1,11 @@
 // bench/scan_bench.cpp — the scan study's fixtures: scan/<algorithm>/<type>/<N> for every
 // kps algorithm, and the peers measured in the same run: Kokkos' parallel_scan (the `kokkos`
 // algorithm), Kokkos Kernels' prefix-sum utility, CUB DeviceScan on CUDA, and a
-// device-to-device copy (copy/kokkos/<type>/<N>). All are exclusive sums; each counts
-// 2 x N x sizeof(T) bytes (read once, write once). Every result is checked after timing.
+// device-to-device copy (copy/kokkos/<type>/<N>), and on CUDA a newer CCCL's CUB where the build
+// has one (scan/cub_cccl/..., KPS_CCCL_ROOT). All are exclusive sums; each counts 2 x N x
+// sizeof(T) bytes (read once, write once). Every result is checked after timing; the ratios
+// (ratio_to_copy, _kokkos, _cub, _cub_cccl) and launch_floor_us, an empty launch and its fence,
+// come from interleaved rounds of the same process (support/common.hpp).
 // Also: the team scans against the tile size (scan_tile/...), the active warps of one tile
 // (scan_warps/...) and many small scans at once on several instances (scan_streams/...).
 #include <algorithm>
@@ -68,14 +71,25 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
     std::vector<std::function<void()>> calls{[&] { scan(in_place ? out : in, out); },
                                              [&] { Kokkos::deep_copy(exec, copy, in); },
                                              [&] { exclusive_scan(exec, in, copy, ScanAlgorithm::kokkos); }};
+    // The floor of any call: an empty launch and its fence (what a launch-bound size cannot beat).
+    calls.push_back([&] { empty_launch(exec); });
+    std::size_t cub = 0, cub_cccl = 0;
 #if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
+    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+      cub = calls.size();
       calls.push_back([&] { kps::cuda::cub_exclusive_sum(exec, in.data(), copy.data(), n); });
+#if defined(KPS_HAVE_CCCL_PEER)
+      cub_cccl = calls.size();
+      calls.push_back([&] { kps::cuda::cccl::cub_exclusive_sum(exec, in.data(), copy.data(), n); });
+#endif
+    }
 #endif
     const std::vector<double> t = interleaved_median_seconds(exec, calls);
     state.counters["ratio_to_copy"] = t[1] / t[0];
     state.counters["ratio_to_kokkos"] = t[2] / t[0];
-    if (t.size() > 3) state.counters["ratio_to_cub"] = t[3] / t[0];
+    state.counters["launch_floor_us"] = t[3] * 1e6;
+    if (cub) state.counters["ratio_to_cub"] = t[cub] / t[0];
+    if (cub_cccl) state.counters["ratio_to_cub_cccl"] = t[cub_cccl] / t[0];
   } catch (const std::exception& e) {
     fail(state, variant + ": " + e.what());
   }
@@ -167,12 +181,20 @@ void register_type(const Options& o, std::size_t n) {
       }, true);
     });
 #if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     add("scan/cub" + suffix, [=](benchmark::State& s) {
       run_scan<T>(s, n, "cub", [](const DeviceView<T>& in, const DeviceView<T>& out) {
         kps::cuda::cub_exclusive_sum(Exec(), in.data(), out.data(), in.extent(0));
       }, false);
     });
+#if defined(KPS_HAVE_CCCL_PEER)
+    add("scan/cub_cccl" + suffix, [=](benchmark::State& s) {
+      run_scan<T>(s, n, "cub_cccl", [](const DeviceView<T>& in, const DeviceView<T>& out) {
+        kps::cuda::cccl::cub_exclusive_sum(Exec(), in.data(), out.data(), in.extent(0));
+      }, false);
+    });
+#endif
+  }
 #endif
   // The single-pass scan's knobs (scan_sweep/single_pass/<type>/<N>/team:T/items:I/load:L),
   // on GPUs, and the same configurations' look-back probed (scan_lookback/...). Staged tiles

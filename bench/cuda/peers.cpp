@@ -1,5 +1,8 @@
 // bench/cuda/peers.cpp — CUB DeviceScan / DeviceReduce for int32, int64, float and double.
 // Every CUDA call is checked; a failure throws std::runtime_error with CUDA's message.
+// Compiled once against the toolkit's CUB (namespace kps::cuda) and, where KPS_CCCL_ROOT names a
+// newer CCCL, once more against it (cuda/peers_cccl.cpp: namespace kps::cuda::cccl, CUB wrapped in
+// a namespace of its own so that both live in one program).
 #include "cuda/peers.hpp"
 
 #include <cstdint>
@@ -9,8 +12,19 @@
 
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cuda/version>
 
-namespace kps::cuda {
+#ifndef KPS_CUB_PEER_NAMESPACE
+#define KPS_CUB_PEER_NAMESPACE kps::cuda
+#endif
+
+namespace KPS_CUB_PEER_NAMESPACE {
+
+/// "CCCL 3.0.1": the CUB these peers were compiled against.
+std::string cub_version() {
+  return "CCCL " + std::to_string(CCCL_MAJOR_VERSION) + "." + std::to_string(CCCL_MINOR_VERSION) + "." +
+         std::to_string(CCCL_PATCH_VERSION);
+}
 
 namespace {
 
@@ -22,7 +36,7 @@ void check(cudaError_t e, const char* what) {
 void* temp_storage(const Kokkos::Cuda& exec, std::size_t bytes) {
   static Kokkos::View<unsigned char*, Kokkos::CudaSpace>* buffer = nullptr;
   if (!buffer) {
-    buffer = new Kokkos::View<unsigned char*, Kokkos::CudaSpace>();
+    buffer = new Kokkos::View<unsigned char*, Kokkos::CudaSpace>();  // one per CUB peer
     Kokkos::push_finalize_hook([] {
       delete buffer;
       buffer = nullptr;
@@ -101,4 +115,4 @@ KPS_CUB_INSTANTIATE(std::int64_t)
 KPS_CUB_INSTANTIATE(float)
 KPS_CUB_INSTANTIATE(double)
 
-}  // namespace kps::cuda
+}  // namespace KPS_CUB_PEER_NAMESPACE

@@ -218,6 +218,11 @@ Medians interleaved_medians(const Exec& exec, const std::vector<std::function<vo
   return m;
 }
 
+void empty_launch(const Exec& exec) {
+  Kokkos::parallel_for("kps::bench::empty_launch", Kokkos::RangePolicy<Exec>(exec, 0, 1), KOKKOS_LAMBDA(int){});
+  exec.fence();
+}
+
 void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call) {
   state.counters["GB/s"] = benchmark::Counter(bytes_per_call / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["elements/s"] =

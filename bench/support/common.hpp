@@ -117,6 +117,9 @@ struct Rounds {
 };
 Medians interleaved_medians(const Exec& exec, const std::vector<std::function<void()>>& fs, const Rounds& rounds);
 
+/// An empty launch on exec and its fence: the floor of any call's time on the backend.
+void empty_launch(const Exec& exec);
+
 /// Sets GB/s (bytes per call / time) and elements/s.
 void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call);
 
