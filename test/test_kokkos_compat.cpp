@@ -34,6 +34,12 @@ TEST(KokkosCompat, HostPassMacro) {
   EXPECT_EQ(ran, 1);
 }
 
+template <class Space>
+struct FillIndex {  // a functor at namespace scope: no device lambda inside the generic lambda below
+  Kokkos::View<int*, Space> v;
+  KOKKOS_INLINE_FUNCTION void operator()(int i) const { v(i) = i; }
+};
+
 // Partitioned instances: distinct instance keys (own workspaces) on device backends with Kokkos 4
 // (partition_space), copies of the instance elsewhere; each runs work.
 TEST(KokkosCompat, PartitionedInstances) {
@@ -48,7 +54,8 @@ TEST(KokkosCompat, PartitionedInstances) {
 #endif
     for (const auto& e : instances) {
       Kokkos::View<int*, typename Exec::memory_space> v("v", 100);
-      Kokkos::parallel_for("kps::test::fill", Kokkos::RangePolicy<Exec>(e, 0, 100), KOKKOS_LAMBDA(int i) { v(i) = i; });
+      Kokkos::parallel_for("kps::test::fill", Kokkos::RangePolicy<Exec>(e, 0, 100),
+                           FillIndex<typename Exec::memory_space>{v});
       e.fence();
       EXPECT_EQ(to_host(v)[99], 99);
     }
