@@ -307,7 +307,8 @@ def cmd_tune(a, lay: Layout, argv) -> int:
         vjob = Job(base.id, reduce_tune.verify_filter([r for d in docs for r in gbench.records(d)], base.filter),
                    base.sizes, base.types, base.repetitions, base.min_time, base.args)
         sha = reduce_tune.fingerprint(rendered.table_text)
-        vtask = Task("tune", vjob, dest, {**OMP_ENV, "KPS_REDUCE_TABLE": str(table.resolve())},
+        vtask = Task("tune", vjob, dest, {**OMP_ENV, "KPS_TUNING_TABLE": str(table.resolve()),
+                                          "KPS_REDUCE_TABLE": str(table.resolve())},  # (older kps-bench)
                      {"kps_tune_table_sha256": sha, "kps_tune_table": table.name}, a.force or not rendered.verified)
         voutcome = runner.run([vtask])
         if voutcome.failed:

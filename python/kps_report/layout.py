@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Optional
 
 # The library's table folder in a checkout: the tuned kps::reduce_sum reads the tables here
-# (and from <prefix>/share/kps/tables when installed). The one place this path is written.
-TABLES_DIR_IN_SOURCE = Path("studies") / "reduce" / "tables"
+# (src/CMakeLists.txt: KPS_TUNING_TABLE_SOURCE_DIR; <prefix>/share/kps/tables when installed).
+# The one place the Python side writes this path.
+TABLES_DIR_IN_SOURCE = Path("src") / "kps" / "tuning" / "tables"
 # A user's runs in a checkout, beside the committed results and ignored by git.
 LOCAL_RESULTS_IN_SOURCE = Path("results") / "local"
 # A user's runs of an installed kps: under the current directory.

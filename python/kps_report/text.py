@@ -7,7 +7,7 @@ import re
 
 def slug(text: str) -> str:
     """Lower-case words joined by '-': the file and folder names made from device names
-    (matches kps::reduce_table_slug on the C++ side)."""
+    (matches kps::tuning_table_slug on the C++ side)."""
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 

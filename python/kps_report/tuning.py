@@ -2,7 +2,7 @@
 
 Runs the seed's sweep (studies/reduce/study.json "tune") into the run's own folder
 (<results>/<machine>/reduce/tune), derives the lookup table there with its CSV, figures and
-tune.md, then a verification run of reduce/tuned with the new table (KPS_REDUCE_TABLE), and says
+tune.md, then a verification run of reduce/tuned with the new table (KPS_TUNING_TABLE), and says
 how to install the table where the tuned reduction reads it (layout.TABLES_DIR_IN_SOURCE, or
 <prefix>/share/kps/tables): `--install` copies it there, on purpose only. `kps tune-table DIR`
 redoes the analysis from the JSON in DIR. The report of a machine folder renders the same
@@ -148,7 +148,7 @@ def check_counts(folder: Path, study: Optional[Study]):
 
 def install_hint(table: Path, tables_dir: Path) -> str:
     return (f"review it, then install it where the tuned reduction reads tables: cp {table} {tables_dir}/ "
-            f"(or `kps tune --install`); to try it first: KPS_REDUCE_TABLE={table}")
+            f"(or `kps tune --install`); to try it first: KPS_TUNING_TABLE={table}")
 
 
 def install(table: Path, tables_dir: Path) -> Path:

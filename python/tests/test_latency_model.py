@@ -1,5 +1,5 @@
 """The Python latency model (kps_report.analyses.latency_model) against the C++ model of
-src/kps/latency_model.hpp: every prediction the benchmarks wrote into the committed JSON
+src/kps_models/latency_model.hpp: every prediction the benchmarks wrote into the committed JSON
 (predicted_ms, from the same counters) must come out of the Python model too, and its pieces
 behave as the C++ tests say (C(1) = Z + D, saturation n D, oldest-first shadows)."""
 import math

@@ -1,7 +1,7 @@
 """Unit tests of the reduction tuning analysis (kps_report.analyses.reduce_tune) on canned Google Benchmark JSON: the
 optimum per size, the merging of sizes with similar optima into ranges and their boundaries,
 capped configurations standing in for the seed's where the cap does not bind, same-size type
-copies, the table text (format of src/kps/reduce_table.hpp), the checks, and the files written.
+copies, the table text (format of src/kps/tuning/table.hpp), the checks, and the files written.
 Run by ctest (kps.reduce.tune_analysis) with pytest."""
 import os
 import re
@@ -137,7 +137,7 @@ class Tune(unittest.TestCase):
         self.assertEqual(tune.Config(*C).league(1024), 4)
         # ... and the table's league column holds the cap in teams.
         text = tune.table_text(CTX, rows, source, 1024)
-        self.assertRegex(text, r"\nint32\s+63246\s+inf\s+256\s+16\s+4\s+0\s+#")
+        self.assertRegex(text, r"\nreduce int32\s+63246\s+inf\s+256\s+16\s+4\s+0\s+#")
 
     def test_same_size_copies(self):
         _, _, rows, source = self.analyse(canned())
@@ -149,7 +149,7 @@ class Tune(unittest.TestCase):
         _, _, rows, source = self.analyse(canned())
         text = tune.table_text(CTX, rows, source, 1024, "canned sweep", "kps tune", ["kps-bench x"])
         lines = [l.strip() for l in text.splitlines() if l.strip() and not l.strip().startswith("#")]
-        self.assertEqual(lines[0], "kps-reduce-table 1")
+        self.assertEqual(lines[0], "kps-tuning-table 1")
         header = dict(l.split(" = ", 1) for l in lines[1:] if re.match(r"^[a-z_]+ = ", l))
         self.assertEqual(header["device"], "Test GPU 9000")
         self.assertEqual(header["backend"], "Cuda")
@@ -158,14 +158,21 @@ class Tune(unittest.TestCase):
         rows_txt = [l.split("#")[0].split() for l in lines[1 + len(header):]]
         self.assertEqual(len(rows_txt), 4)
         for r in rows_txt:
-            self.assertEqual(len(r), 7)
-            self.assertIn(r[0], ("int32", "float"))
-        self.assertEqual(rows_txt[0], ["int32", "0", "63245", "64", "2", "0", "0"])
+            self.assertEqual(len(r), 8)
+            self.assertEqual(r[0], "reduce")
+            self.assertIn(r[1], ("int32", "float"))
+        self.assertEqual(rows_txt[0], ["reduce", "int32", "0", "63245", "64", "2", "0", "0"])
         self.assertEqual(tune.table_slug(CTX), "test-gpu-9000-cuda")
         # The fingerprint ignores the date and the command line, not the rows.
         other = text.replace("date = 2025-01-01T00:00:00", "date = 2030").replace("command = tools", "command = x")
         self.assertEqual(tune.fingerprint(text), tune.fingerprint(other))
-        self.assertNotEqual(tune.fingerprint(text), tune.fingerprint(text.replace("int32    0 ", "int32    1 ")))
+        self.assertNotEqual(tune.fingerprint(text), tune.fingerprint(text.replace("int32  0 ", "int32  1 ")))
+        # A table of the older format (kps-reduce-table 1, rows without `reduce`) keeps its fingerprint:
+        # verification runs of tables written before the format changed still match them.
+        older = text.replace("kps-tuning-table 1", "kps-reduce-table 1")
+        older = re.sub(r"^reduce (\w+) +", lambda m: f"{m[1]:<8} ", older, flags=re.M)
+        self.assertNotIn("\nreduce ", older)
+        self.assertEqual(tune.fingerprint(older), tune.fingerprint(text))
 
     def test_analyze_writes_files_and_checks(self):
         doc = sweep_doc(canned())
@@ -180,7 +187,7 @@ class Tune(unittest.TestCase):
             with open(os.path.join(d, "optima.csv")) as f:
                 self.assertEqual(len(f.read().strip().splitlines()), 1 + len(SMALL) + len(LARGE))
         self.assertIn("Optimum per size", md)
-        self.assertIn("kps-reduce-table 1", text)
+        self.assertIn("kps-tuning-table 1", text)
         self.assertEqual(failed, 1)  # the 4000000 verification row
         self.assertRegex(md, r"\| int32 \| 4000000 \|.*slower than Kokkos; > 1.05 x sweep best")
         self.assertRegex(md, r"\| int32 \| 1000 \|.*\| ok \|")

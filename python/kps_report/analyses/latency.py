@@ -47,7 +47,7 @@ def analyze(results, figures) -> str:
     pts = points(records)
     if gpu:
         intro = ("Every thread runs `f = cos(2f); c += int(f + 1)` (kps::cos_loop; `cuda` = its native twin). "
-                 "Times are medians; `pred` is the model of `kps/latency_model.hpp`, calibrated per (impl, math) on "
+                 "Times are medians; `pred` is the model of `kps_models/latency_model.hpp`, calibrated per (impl, math) on "
                  "two named points — `threads:32/teams:1` (one warp alone) and `threads:1024/teams:1` (one saturated "
                  "block) — and predicting everything else; where the JSON says `model_oldest_first`, co-resident "
                  "blocks share a scheduler oldest first. `sm` = the device's SM count "

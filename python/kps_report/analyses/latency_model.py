@@ -1,4 +1,4 @@
-"""The latency-hiding model of src/kps/latency_model.hpp in Python, for what the benchmarks do
+"""The latency-hiding model of src/kps_models/latency_model.hpp in Python, for what the benchmarks do
 not write: re-predicting a point with the block placement the probe measured (the latency
 study's misses table) and the scheduler simulation's placement rule (schedsim).
 

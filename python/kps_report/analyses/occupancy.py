@@ -80,7 +80,7 @@ def waves_section(records, ctx, figures):
     md = ["## Occupancy study\n",
           "Every block spins a fixed number of clock cycles (`clock64()`, 2^21 = about 1 ms), so a launch takes "
           "waves x that time: `waves` measured = time / the same kernel's one-block time. `pred` is the occupancy "
-          "model (`kps/occupancy.hpp`, `kps-occupancy`) with the registers and static shared memory that "
+          "model (`kps_models/occupancy.hpp`, `kps-occupancy`) with the registers and static shared memory that "
           "cudaFuncGetAttributes reports for the kernel that ran. Blocks are written relative to the SM count "
           f"(`sm` = {sms}, `sm+1` = {sms + 1} on this GPU). " + spread + "\n"]
     md.append(gbench.failures_markdown(records, "occupancy"))
@@ -169,7 +169,7 @@ def levers(ok):
             for p in sorted((p for p in ok if p["bounds"]), key=lambda p: (p["bounds"], p["threads"]))]
     if rows:
         md.append("### Kokkos::LaunchBounds<MaxThreads, MinBlocks> on a kernel that wants ~66 registers (2 x SMs teams)\n")
-        md.append("Registers read from Kokkos' own launch layer (`kps/cuda/kokkos_attributes.hpp`).\n")
+        md.append("Registers read from Kokkos' own launch layer (`bench/cuda/kokkos_launch.hpp`).\n")
         md.append(markdown_table(["bounds", "team size", "registers", "pred blocks/SM", "waves", "pred waves"],
                                          rows) + "\n")
     des = [p for p in ok if p["desired"]]

@@ -8,7 +8,7 @@
    the configuration whose worst ratio to the optimum over the range is smallest. A range
    reaches down to the geometric mean of its first size and the previous range's last size
    (0 for the first range) and up to the next boundary ('inf' for the last).
-3. The lookup table (format: src/kps/reduce_table.hpp): rows for every swept type; a type
+3. The lookup table (format: src/kps/tuning/table.hpp, `reduce` rows): rows for every swept type; a type
    that was not swept takes the rows of the swept type of the same element size (float from
    int32, int64 from double).
 4. Checks: the table's configuration at each swept N within 5 % of that N's optimum; and,
@@ -198,11 +198,11 @@ def lookup(rows_t, n):
 
 def table_text(ctx, rows, source, concurrency, sweep="", command="", bench_commands=(), tolerance=TOLERANCE):
     head = [
-        "# kps reduction lookup table: the tuned kps::reduce_sum / kps::dot read it (format:",
-        "# src/kps/reduce_table.hpp). Written by `kps tune` from the sweep below;",
+        "# kps tuning table, reduce rows: the tuned kps::reduce_sum / kps::dot read it (format:",
+        "# src/kps/tuning/table.hpp). Written by `kps tune` from the sweep below;",
         "# the ranges merge sizes whose optima are within "
         f"{tolerance:.0%} of each other (studies/reduce/README.md).",
-        "kps-reduce-table 1",
+        "kps-tuning-table 1",
         f"device = {ctx.get('device', 'unknown')}",
         f"backend = {ctx.get('backend', 'unknown')}",
         f"concurrency = {concurrency}",
@@ -214,7 +214,7 @@ def table_text(ctx, rows, source, concurrency, sweep="", command="", bench_comma
              f"date = {ctx.get('date', 'unknown')}",
              f"kps_revision = {ctx.get('kps_git_revision', 'unknown')}"]
     head += [f"# kps-bench: {c}" for c in bench_commands]
-    head.append("# type   n_min       n_max       team  items  league  vector  # from the sweep")
+    head.append("# reduce TYPE N_MIN       N_MAX       TEAM  ITEMS  LEAGUE  VECTOR  # from the sweep")
     lines = []
     for t in gbench.TYPES:
         if t not in rows:
@@ -222,7 +222,7 @@ def table_text(ctx, rows, source, concurrency, sweep="", command="", bench_comma
         for lo, hi, c, worst, ns in rows[t]:
             note = (f"# {c.label()}; worst {worst:.3f} x best at swept N {pow2(ns[0])}..{pow2(ns[-1])}"
                     if source[t] == t else f"# from {source[t]} (same element size; {t} not swept)")
-            lines.append(f"{t:<8} {lo:<11} {'inf' if hi is None else hi:<11} {c.team:<5} {c.items:<6} "
+            lines.append(f"reduce {t:<6} {lo:<11} {'inf' if hi is None else hi:<11} {c.team:<5} {c.items:<6} "
                          f"{c.league(concurrency):<7} {0:<7} {note}")
     return "\n".join(head + lines) + "\n"
 
@@ -362,9 +362,21 @@ def check_counts(records, ctx, tolerance=TOLERANCE, verify=()):
     return total - failed, total, len(vrows) - vfailed, len(vrows)
 
 
+def _older_form(line):
+    """A line as the older format wrote it (the fingerprints of verified tables stay valid)."""
+    if line.strip() == "kps-tuning-table 1":
+        return "kps-reduce-table 1"
+    if line.startswith("reduce "):
+        t, rest = line[len("reduce "):].split(None, 1)
+        return f"{t:<8} {rest}"
+    return line
+
+
 def fingerprint(text):
-    """Identifies a table by its rows and device (not its date or command line)."""
-    body = "\n".join(l for l in text.splitlines() if not l.startswith(("date =", "command =", "sweep =", "#")))
+    """Identifies a table by its rows and device (not its date or command line); a table of the
+    older format (`kps-reduce-table 1`, rows without `reduce`) has its newer form's fingerprint."""
+    body = "\n".join(_older_form(l) for l in text.splitlines()
+                     if not l.startswith(("date =", "command =", "sweep =", "#")))
     return hashlib.sha256(body.encode()).hexdigest()
 
 

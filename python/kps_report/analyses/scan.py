@@ -76,7 +76,7 @@ def active_warps(records) -> str:
              SEED_WARPS.get(r["variant"], "—") if r["params"]["tile"] == "1024" else ""] for r in rs]
     return ("### Active warps, counted by the GPU (one tile, one thread per lane, warps of 32)\n\n"
             "Every step's active branch adds one per warp that runs it (`__activemask()`, "
-            "`kps/cuda/warp_count.hpp`); the benchmark fails if the total differs from the analytic count.\n\n"
+            "`bench/cuda/warp_count.hpp`); the benchmark fails if the total differs from the analytic count.\n\n"
             + markdown_table(["algorithm", "tile", "steps", "measured", "analytic", "seed (n = 1024)"], rows) + "\n")
 
 

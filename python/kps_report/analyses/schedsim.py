@@ -1,6 +1,6 @@
 """Instruction-level simulation of the cos loop on one SM sub-partition (the latency study).
 
-The model in src/kps/latency_model.hpp abstracts a warp's iteration into a latency Z and a bottleneck demand D. This
+The model in src/kps_models/latency_model.hpp abstracts a warp's iteration into a latency Z and a bottleneck demand D. This
 tool goes one level down to ask what the multi-block misses of that model are made of: it reads the loop's SASS
 (`cuobjdump -sass` of the objects that hold the kernels), follows one iteration's fast path, and issues it from n
 warps, in order, one instruction per cycle per scheduler, with the documented pipe widths of sm_90 and fixed
