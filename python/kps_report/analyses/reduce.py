@@ -19,11 +19,14 @@ from kps_report.analyses.common import NO_SPREAD_NOTE, SPREAD_NOTE, cv_cell, has
 from kps_report.machine import is_gpu
 from kps_report.text import fmt, join_parts, markdown_table, pow2
 
-ORDER = {"reduce": ["tuned", "cub", "kokkos", "kokkos_kernels"],
-         "reduce_async": ["tuned", "cub", "kokkos", "native"],
+ORDER = {"reduce": ["tuned", "cub", "cub_cccl", "kokkos", "kokkos_kernels"],
+         "reduce_async": ["tuned", "cub", "cub_cccl", "kokkos", "native"],
          "dot": ["kps", "kokkos_kernels"]}
 # Drawing order: the kps variant first (largest, solid), kokkos under kokkos_kernels (which calls it).
-DRAW = ["tuned", "kps", "kokkos", "kokkos_kernels", "cub", "native", "copy"]
+DRAW = ["tuned", "kps", "kokkos", "kokkos_kernels", "cub", "cub_cccl", "native", "read", "copy"]
+# References timed in the kps variant's rounds: (column, counter, bytes a call moves as a share
+# of the kps variant's): the copy reads and writes the input, the streaming read reads it.
+REFERENCES = (("read", "read_wall_us"), ("copy", "copy_wall_us"))
 TITLES = {"reduce": "sum returned to the host", "reduce_async": "sum left in device memory", "dot": "dot product"}
 
 
@@ -48,6 +51,8 @@ def row_values(family: str, t: str, n: int, get: dict, variants: list, rounds: b
             elif get.get((v, n)) and get[(v, n)].get("wall_us") and bytes_per_call(get[(v, n)]):
                 r = get[(v, n)]
                 out[v] = (bytes_per_call(r) / (r["wall_us"] * 1e-6) / 1e9, r, "wall_us")
+        if first.get("read_wall_us"):  # a streaming read of the same bytes
+            out["read"] = (b / (first["read_wall_us"] * 1e-6) / 1e9, first, "read_wall_us")
         if first.get("copy_wall_us"):
             copy_bytes = 2 * n * gbench.TYPE_SIZE[t]  # the copy reads and writes the input's bytes
             out["copy"] = (copy_bytes / (first["copy_wall_us"] * 1e-6) / 1e9, first, "copy_wall_us")
@@ -78,7 +83,8 @@ def analyze(results, figures) -> str:
              if rounds else "GB/s from Google Benchmark's times (medians of the repetitions); the ratios are of the "
              "GB/s beside them. ")
           + "`copy`: a copy of the input's bytes " + ("on the device" if gpu else "by the same threads")
-          + ", its GB/s counting the bytes read and written. "
+          + ", its GB/s counting the bytes read and written; `read` (where the JSON has it): a streaming read of "
+          "the same bytes; `launch floor`: an empty launch and its fence, the least a call can take. "
           + (SPREAD_NOTE if has_spread(main) else NO_SPREAD_NOTE) + "\n", failures]
     for family, variants_all in ORDER.items():
         for t in gbench.TYPES:
@@ -95,28 +101,30 @@ def analyze(results, figures) -> str:
             rows_vals = {n: row_values(family, t, n, get, variants, fam_rounds) for n in sizes}
             peers = [v for v in variants[1:] if any(v in vals and vals[v][1] is get.get((kps, n))
                                                    for n, vals in rows_vals.items())] if fam_rounds else variants[1:]
-            has_copy = any("copy" in vals for vals in rows_vals.values())
+            refs = [ref for ref, _ in REFERENCES if any(ref in vals for vals in rows_vals.values())]
+            floor = any(get.get((kps, n), {}).get("launch_floor_wall_us") for n in sizes)
             spread = has_spread(rs)
             rows = []
             for n in sizes:
                 vals = rows_vals[n]
                 row = [pow2(n)] + [fmt(vals[v][0]) if v in vals else "—" for v in variants]
-                if has_copy:
-                    row.append(fmt(vals["copy"][0]) if "copy" in vals else "—")
+                row += [fmt(vals[ref][0]) if ref in vals else "—" for ref in refs]
                 base = vals.get(kps, (None,))[0]
-                for p in peers + (["copy"] if has_copy else []):
+                for p in peers + refs:
                     other = vals.get(p, (None,))[0]
                     row.append(fmt(base / other) if base and other else "—")
+                if floor:
+                    row.append(fmt(get.get((kps, n), {}).get("launch_floor_wall_us")))
                 if spread:
                     row.append(cv_cell([v[1] for v in vals.values()], "seconds") if not fam_rounds else
                                _rounds_cv(vals))
                 rows.append(row)
-            head = (["N"] + variants + (["copy"] if has_copy else []) + [f"{kps} / {p}" for p in peers]
-                    + ([f"{kps} vs copy"] if has_copy else []) + (["cv"] if spread else []))
+            head = (["N"] + variants + refs + [f"{kps} / {p}" for p in peers] + [f"{kps} vs {ref}" for ref in refs]
+                    + (["launch floor µs"] if floor else []) + (["cv"] if spread else []))
             md.append(f"### {family} ({TITLES[family]}), {t}: GB/s\n")
             md.append(markdown_table(head, rows) + "\n")
             series = []
-            for v in [d for d in DRAW if d in variants or (d == "copy" and has_copy)]:
+            for v in [d for d in DRAW if d in variants or d in refs]:
                 pts = []
                 for n in sizes:
                     if v in rows_vals[n]:
@@ -124,11 +132,11 @@ def analyze(results, figures) -> str:
                         b = gbench.bounds(r, key)
                         spread_pts = (g * r[key] / b[1], g * r[key] / b[0]) if b and b[0] and b[1] else None
                         pts.append((n, g, spread_pts))
-                series.append(plots.Series(v, pts, color="0.45" if v == "copy" else None,
-                                           linestyle=":" if v == "copy" else None))
+                series.append(plots.Series(v, pts, color={"copy": "0.45", "read": "0.65"}.get(v),
+                                           linestyle=":" if v in ("copy", "read") else None))
             png = f"{family}_{t}.png"
             fig = plots.Figure(f"{family} ({TITLES[family]}), {t}: bandwidth against size", "N (elements)", "GB/s",
-                               series, xscale="log2", yscale="log", legend_order=variants + ["copy"],
+                               series, xscale="log2", yscale="log", legend_order=variants + refs,
                                relative_to=kps)
             if plots.save(figures.path(png), fig, ctx):
                 md.append(figures.link(png, f"{family}, {t}"))
@@ -232,7 +240,7 @@ def headlines(results) -> list:
             vals = row_values(family, t, n, get, variants, any(r.get("wall_us") for r in rs))
             base = vals.get(kps, (None,))[0]
             parts = [f"{fmt(base)} GB/s"]
-            for p in [v for v in variants[1:] if v in vals and vals[v][1] is get.get((kps, n))] + ["copy"]:
+            for p in [v for v in variants[1:] if v in vals and vals[v][1] is get.get((kps, n))] + ["read", "copy"]:
                 if p in vals and base:
                     parts.append(f"{fmt(base / vals[p][0])} x {p}")
             out.append(Headline(f"{label}, {t}, N = {pow2(n)}: GB/s and against its peers (same rounds)",

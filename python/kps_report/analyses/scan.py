@@ -9,10 +9,10 @@ from kps_report.analyses.common import NO_SPREAD_NOTE, SPREAD_NOTE, cv_cell, has
 from kps_report.machine import is_gpu
 from kps_report.text import fmt, join_parts, markdown_table, pow2
 
-ORDER = ["single_pass", "automatic", "cub", "kokkos", "kokkos_kernels", "blelloch", "hillis_steele"]
+ORDER = ["single_pass", "automatic", "cub", "cub_cccl", "kokkos", "kokkos_kernels", "blelloch", "hillis_steele"]
 # Drawing order: a series that coincides with another is drawn first (larger, underneath):
 # automatic picks single_pass, Kokkos Kernels' scan is Kokkos' own.
-DRAW = ["automatic", "single_pass", "kokkos", "kokkos_kernels", "cub", "blelloch", "hillis_steele"]
+DRAW = ["automatic", "single_pass", "kokkos", "kokkos_kernels", "cub", "cub_cccl", "blelloch", "hillis_steele"]
 SEED_WARPS = {"hillis_steele": 289, "blelloch": 71}  # the seed's counts at n = 1024, warps of 32
 
 
@@ -33,7 +33,7 @@ def analyze(results, figures) -> str:
             continue
         variants = [v for v in ORDER if any(r["variant"] == v and r["family"] == "scan" for r in rs)]
         get = {(r["family"], r["variant"], r["n"]): r for r in rs}
-        peers = [p for p in ("cub", "kokkos") if p in variants and "single_pass" in variants]
+        peers = [p for p in ("cub", "cub_cccl", "kokkos") if p in variants and "single_pass" in variants]
         spread = has_spread(rs)
         rows = []
         for n in sorted({r["n"] for r in rs}):
