@@ -70,9 +70,9 @@ void cub_exclusive_sum(const Kokkos::Cuda& exec, const T* in, T* out, std::size_
   if (n == 0) return;
   with_count(n, [&](auto count) {
     std::size_t bytes = 0;
-    check(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, count, exec.cuda_stream()), "DeviceScan size");
+    check(CUB_NS_QUALIFIER::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, count, exec.cuda_stream()), "DeviceScan size");
     void* temp = temp_storage(exec, bytes);
-    check(cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, count, exec.cuda_stream()), "DeviceScan::ExclusiveSum");
+    check(CUB_NS_QUALIFIER::DeviceScan::ExclusiveSum(temp, bytes, in, out, count, exec.cuda_stream()), "DeviceScan::ExclusiveSum");
   });
 }
 
@@ -80,9 +80,9 @@ template <class T>
 void cub_sum(const Kokkos::Cuda& exec, const T* in, T* out, std::size_t n) {
   with_count(n, [&](auto count) {
     std::size_t bytes = 0;
-    check(cub::DeviceReduce::Sum(nullptr, bytes, in, out, count, exec.cuda_stream()), "DeviceReduce size");
+    check(CUB_NS_QUALIFIER::DeviceReduce::Sum(nullptr, bytes, in, out, count, exec.cuda_stream()), "DeviceReduce size");
     void* temp = temp_storage(exec, bytes);
-    check(cub::DeviceReduce::Sum(temp, bytes, in, out, count, exec.cuda_stream()), "DeviceReduce::Sum");
+    check(CUB_NS_QUALIFIER::DeviceReduce::Sum(temp, bytes, in, out, count, exec.cuda_stream()), "DeviceReduce::Sum");
   });
 }
 
