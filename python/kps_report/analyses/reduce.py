@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from kps_report import gbench, plots
-from kps_report.analyses import Headline
+from kps_report.analyses import Headline, targets
 from kps_report.analyses.common import NO_SPREAD_NOTE, SPREAD_NOTE, cv_cell, has_spread
 from kps_report.machine import is_gpu
 from kps_report.text import fmt, join_parts, markdown_table, pow2
@@ -140,6 +140,7 @@ def analyze(results, figures) -> str:
                                relative_to=kps)
             if plots.save(figures.path(png), fig, ctx):
                 md.append(figures.link(png, f"{family}, {t}"))
+    md.append(targets.table(ok, "reduce", "tuned", True, "./kps run --preset cuda --scale full --studies reduce"))
     md.append(time_split(ok))
     md.append(writeback(ok))
     md.append(tuning_section(results, figures))

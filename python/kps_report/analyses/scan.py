@@ -4,7 +4,7 @@ scans against the number of instances. Reads only the JSON."""
 from __future__ import annotations
 
 from kps_report import gbench, plots
-from kps_report.analyses import Headline
+from kps_report.analyses import Headline, targets
 from kps_report.analyses.common import NO_SPREAD_NOTE, SPREAD_NOTE, cv_cell, has_spread, point
 from kps_report.machine import is_gpu
 from kps_report.text import fmt, join_parts, markdown_table, pow2
@@ -59,6 +59,7 @@ def analyze(results, figures) -> str:
                            relative_to="single_pass" if "single_pass" in variants else None)
         if plots.save(figures.path(png), fig, ctx):
             md.append(figures.link(png, f"Exclusive scan, {t}"))
+    md.append(targets.table(ok, "scan", "automatic", False, "./kps run --preset cuda --scale full --studies scan"))
     md.append(active_warps(records))
     md.append(tile_sizes(ok, figures, ctx))
     md.append(streams(ok, figures, ctx))

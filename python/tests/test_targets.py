@@ -1,0 +1,33 @@
+"""The targets tables of the scan and reduction studies: a ratio below its target is marked, the
+count of targets met is right, the launch floor shows where a CUB target is missed."""
+from kps_report.analyses import targets
+
+
+def rec(family, variant, t, n, **counters):
+    return dict(family=family, variant=variant, type=t, n=n, **counters)
+
+
+def test_scan_targets_count_and_mark_misses():
+    recs = [rec("scan", "automatic", "int32", 1 << 12, ratio_to_cub=0.62, ratio_to_cub_cccl=0.9, launch_floor_us=8.0,
+                seconds=12e-6),
+            rec("scan", "automatic", "int32", 1 << 28, ratio_to_cub=1.17, ratio_to_cub_cccl=1.08, seconds=1e-3),
+            rec("scan", "single_pass", "int32", 1 << 28, ratio_to_cub=2.0)]
+    md = targets.table(recs, "scan", "automatic", False, "cmd")
+    assert "2 of 4 targets met" in md
+    assert "| int32 | 2^12 | 0.62 ✗ | 0.9 ✗ | 12 / 8 |" in md
+    assert "| int32 | 2^28 | 1.17 | 1.08 |  |" in md
+
+
+def test_reduce_read_target_at_large_sizes_only():
+    recs = [rec("reduce", "tuned", "double", 1 << 26, ratio_to_cub=1.02, ratio_to_read=0.9, wall_us=200),
+            rec("reduce", "tuned", "double", 1 << 30, ratio_to_cub=1.01, ratio_to_read=0.96, wall_us=3000,
+                launch_floor_wall_us=8)]
+    md = targets.table(recs, "reduce", "tuned", True, "cmd")
+    assert "2 of 3 targets met" in md          # the read ratio at 2^26 is no target
+    assert "| double | 2^26 | 1.02 | — |  |" in md
+    assert "0.96 ✗" in md
+
+
+def test_no_cub_no_table():
+    assert targets.table([rec("scan", "automatic", "int32", 1024, ratio_to_kokkos=1.0)], "scan", "automatic", False,
+                         "cmd") == ""
