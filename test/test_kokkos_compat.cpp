@@ -50,7 +50,9 @@ TEST(KokkosCompat, PartitionedInstances) {
     std::set<std::uint64_t> keys;
     for (const auto& e : instances) keys.insert(impl::instance_key(e));
 #if KOKKOS_VERSION >= 40000
-    if constexpr (!impl::is_host_space_v<Exec>) EXPECT_EQ(keys.size(), 3u);
+    if constexpr (!impl::is_host_space_v<Exec>) {
+      EXPECT_EQ(keys.size(), 3u);
+    }
 #endif
     for (const auto& e : instances) {
       Kokkos::View<int*, typename Exec::memory_space> v("v", 100);
