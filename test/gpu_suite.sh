@@ -2,16 +2,22 @@
 # The GPU node's check of a CUDA build: the tests that need the GPU (ctest -L gpu) and the
 # sanitizer stage (ctest's kps.sanitize.* run by hand: test/sanitize/sanitize.sh), with a log
 # of each and a summary naming the command, the kps revision, Kokkos and the device.
-#   test/gpu_suite.sh BUILD_DIR OUT_DIR [gpu|sanitize]...     (default: both)
-# Writes OUT_DIR/summary.md, OUT_DIR/ctest-gpu.log, OUT_DIR/sanitize/<tool>.log. Exit 0 when
+#   test/gpu_suite.sh BUILD_DIR OUT_DIR [gpu|gpu-hard|gpu-rest|sanitize]...     (default: gpu sanitize)
+# Writes OUT_DIR/summary.md, OUT_DIR/ctest-<part>.log, OUT_DIR/sanitize/<tool>.log. Exit 0 when
 # everything passed, 1 otherwise, 2 on bad arguments.
 set -uo pipefail
-[ $# -ge 2 ] || { echo "usage: $0 BUILD_DIR OUT_DIR [gpu|sanitize]..." >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: $0 BUILD_DIR OUT_DIR [gpu|gpu-hard|gpu-rest|sanitize]..." >&2; exit 2; }
 build="$(cd "$1" 2>/dev/null && pwd)" || { echo "gpu_suite: no build folder $1" >&2; exit 2; }
 out="$2"
 shift 2
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(gpu sanitize)
+for part in "${parts[@]}"; do
+  case "$part" in
+    gpu | gpu-hard | gpu-rest | sanitize) ;;
+    *) echo "gpu_suite: unknown part '$part' (gpu, gpu-hard, gpu-rest, sanitize)" >&2; exit 2 ;;
+  esac
+done
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 mkdir -p "$out"
 bench="$build/bench/kps-bench"
@@ -32,13 +38,21 @@ status=0
 } >"$out/summary.md"
 for part in "${parts[@]}"; do
   case "$part" in
-    gpu)
-      cmd="ctest --test-dir <build> -L gpu --output-on-failure --timeout 600"
+    gpu | gpu-hard | gpu-rest)
+      # gpu: every test labelled gpu; gpu-hard: the hard inputs alone (minutes: 2^31 elements of
+      # each type); gpu-rest: the others. The two halves make the whole, for a node's time limits.
+      case "$part" in
+        gpu) select=() ;;
+        gpu-hard) select=(-R '^HardInputs\.') ;;
+        gpu-rest) select=(-E '^HardInputs\.') ;;
+      esac
+      cmd="ctest --test-dir <build> -L gpu ${select[*]} --output-on-failure --timeout 600"
+      log="ctest-$part.log"
       start=$(date +%s)
-      (cd "$build" && ctest -L gpu --output-on-failure --timeout 600) >"$out/ctest-gpu.log" 2>&1
+      (cd "$build" && ctest -L gpu "${select[@]}" --output-on-failure --timeout 600) >"$out/$log" 2>&1
       rc=$?
-      line="$(grep -E 'tests passed|tests failed' "$out/ctest-gpu.log" | tail -n 1)"
-      printf -- '- `%s`: %s (exit %d, %d s; ctest-gpu.log)\n' "$cmd" "$line" "$rc" $(( $(date +%s) - start )) >>"$out/summary.md"
+      line="$(grep -E 'tests passed|tests failed' "$out/$log" | tail -n 1)"
+      printf -- '- `%s`: %s (exit %d, %d s; %s)\n' "$cmd" "$line" "$rc" $(( $(date +%s) - start )) "$log" >>"$out/summary.md"
       [ "$rc" = 0 ] || status=1
       ;;
     sanitize)
@@ -52,7 +66,7 @@ for part in "${parts[@]}"; do
       rm -f "$out/sanitize.txt"
       [ "$rc" = 0 ] || status=1
       ;;
-    *) echo "gpu_suite: unknown part '$part' (gpu, sanitize)" >&2; exit 2 ;;
+    *) echo "gpu_suite: unknown part '$part' (gpu, gpu-hard, gpu-rest, sanitize)" >&2; exit 2 ;;
   esac
 done
 cat "$out/summary.md"

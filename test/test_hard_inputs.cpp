@@ -93,12 +93,15 @@ TYPED_TEST(HardInputs, SinglePassAtOneTeamPerSM) {
     GTEST_SKIP() << "a GPU test: one team per SM of " << Exec::name() << " is not a GPU's occupancy";
   } else {
 #if defined(KOKKOS_ENABLE_CUDA)
-    // Teams of 1024 threads, staged tiles of 8 items: the kernel's registers leave one team per SM
-    // (checked with the runtime's occupancy calculator before the scans run).
+    // Teams of 1024 threads of 8 items: the kernel's registers leave one team per SM (checked with
+    // the runtime's occupancy calculator before the scans run). 4-byte types stage their tiles
+    // (32 KiB of team scratch); 8-byte ones load directly, as a staged tile of 64 KiB exceeds
+    // Kokkos' team scratch.
+    constexpr bool staged = sizeof(T) == 4;
     ScanOptions o;
-    o.single_pass = {1024, 8, TileLoad::staged};
+    o.single_pass = {1024, 8, staged ? TileLoad::staged : TileLoad::direct};
     ASSERT_TRUE((impl::single_pass_launchable<Exec, T>(Exec(), o.single_pass)));
-    using Kernel = impl::SinglePassKernel<Kokkos::Cuda, T, 8, true, true>;
+    using Kernel = impl::SinglePassKernel<Kokkos::Cuda, T, 8, true, staged>;
     const std::size_t scratch = Kernel::scratch_bytes(1024, 32) + sizeof(double) * (32 + 2);
     const int per_sm =
         cuda::launch_max_active_blocks<cuda::TeamForLaunch<Kernel, Kokkos::TeamPolicy<Kokkos::Cuda>>>(1024, scratch);
