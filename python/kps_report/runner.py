@@ -10,6 +10,7 @@ run in progress, deletes its .partial and raises Interrupted, which says what wa
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -146,6 +147,9 @@ class Runner:
                 partial.unlink(missing_ok=True)
                 warn(f"{task.label}: {task.job.id} FAILED (kps-bench exit {rc}); no complete benchmark kept")
                 return False
+        table = doc["context"].get("kps_tuning_table")
+        if table and Path(table).is_file():  # which table the run read, by content (its path may change)
+            context["kps_tuning_table_sha256"] = hashlib.sha256(Path(table).read_bytes()).hexdigest()[:16]
         doc["context"].update(context)
         with open(partial, "w", encoding="utf-8") as f:
             json.dump(doc, f, indent=1)
