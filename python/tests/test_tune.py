@@ -12,7 +12,7 @@ from kps_report import gbench
 from kps_report.analyses import reduce_tune as tune
 
 CTX = {"device": "Test GPU 9000", "backend": "Cuda", "kokkos_concurrency": "1024", "device_compute_units": "4",
-       "date": "2025-01-01T00:00:00", "kps_git_revision": "abc"}
+       "device_compute_capability": "9.0", "device_memory_bytes": "85017493504", "date": "2025-01-01T00:00:00", "kps_git_revision": "abc"}
 
 
 def bench(name, us, reps=3, **counters):
@@ -155,6 +155,9 @@ class Tune(unittest.TestCase):
         self.assertEqual(header["backend"], "Cuda")
         self.assertEqual(header["concurrency"], "1024")
         self.assertEqual(header["sweep"], "canned sweep")
+        # A GPU without a table of its own finds this one by its compute capability.
+        self.assertEqual(header["compute_capability"], "9.0")
+        self.assertEqual(header["memory_bytes"], "85017493504")
         rows_txt = [l.split("#")[0].split() for l in lines[1 + len(header):]]
         self.assertEqual(len(rows_txt), 4)
         for r in rows_txt:
@@ -173,6 +176,10 @@ class Tune(unittest.TestCase):
         older = re.sub(r"^reduce (\w+) +", lambda m: f"{m[1]:<8} ", older, flags=re.M)
         self.assertNotIn("\nreduce ", older)
         self.assertEqual(tune.fingerprint(older), tune.fingerprint(text))
+        # Tables written before the compute capability and memory were recorded keep theirs too.
+        bare = re.sub(r"^(compute_capability|memory_bytes) = .*\n", "", text, flags=re.M)
+        self.assertNotIn("compute_capability", bare)
+        self.assertEqual(tune.fingerprint(bare), tune.fingerprint(text))
 
     def test_analyze_writes_files_and_checks(self):
         doc = sweep_doc(canned())

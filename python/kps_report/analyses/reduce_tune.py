@@ -209,6 +209,12 @@ def table_text(ctx, rows, source, concurrency, sweep="", command="", bench_comma
     ]
     if ctx.get("device_compute_units"):
         head.append(f"compute_units = {ctx['device_compute_units']}")
+    # What a device without its own table is matched by (the nearest table of the same backend
+    # and compute capability, by SM count and memory: src/kps/tuning/table.cpp).
+    if ctx.get("device_compute_capability"):
+        head.append(f"compute_capability = {ctx['device_compute_capability']}")
+    if ctx.get("device_memory_bytes"):
+        head.append(f"memory_bytes = {ctx['device_memory_bytes']}")
     head += [f"sweep = {sweep}" if sweep else "sweep = reduce_sweep fixtures",
              f"command = {command}" if command else "command = kps tune",
              f"date = {ctx.get('date', 'unknown')}",
@@ -373,10 +379,12 @@ def _older_form(line):
 
 
 def fingerprint(text):
-    """Identifies a table by its rows and device (not its date or command line); a table of the
+    """Identifies a table by its rows and device name (not its date, command line or the device's
+    compute capability and memory, added to tables later); a table of the
     older format (`kps-reduce-table 1`, rows without `reduce`) has its newer form's fingerprint."""
     body = "\n".join(_older_form(l) for l in text.splitlines()
-                     if not l.startswith(("date =", "command =", "sweep =", "#")))
+                     if not l.startswith(("date =", "command =", "sweep =", "compute_capability =", "memory_bytes =",
+                                          "#")))
     return hashlib.sha256(body.encode()).hexdigest()
 
 
