@@ -147,7 +147,8 @@ class Runner:
                 partial.unlink(missing_ok=True)
                 warn(f"{task.label}: {task.job.id} FAILED (kps-bench exit {rc}); no complete benchmark kept")
                 return False
-        table = doc["context"].get("kps_tuning_table")
+        # kps_tuning_table: the table's path, then what selected it ("PATH (the nearest table: ...)").
+        table = (doc["context"].get("kps_tuning_table") or "").split(" (")[0]
         if table and Path(table).is_file():  # which table the run read, by content (its path may change)
             context["kps_tuning_table_sha256"] = hashlib.sha256(Path(table).read_bytes()).hexdigest()[:16]
         doc["context"].update(context)

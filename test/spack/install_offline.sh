@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `spack install --test=root kps` without a network: kps built from this checkout by spack
 # (`spack dev-build`), its suite run by spack's check phase, every dependency an external package
-# of this machine (Debian's CMake, Google Benchmark, GoogleTest, nlohmann-json, python3 with
+# of this machine (Debian's CMake, GNU make, Google Benchmark, GoogleTest, nlohmann-json, python3 with
 # matplotlib; the Kokkos 3.4.01 and Kokkos Kernels that scripts/setup.sh builds, or KPS_KOKKOS_PREFIX).
 #   test/spack/install_offline.sh [--spack PATH] [--keep]
 # The spack is the one test/spack/test_spack.sh unpacks (or --spack); its configuration and
@@ -61,6 +61,9 @@ packages:
   nlohmann-json:
     buildable: false
     externals: [{spec: "nlohmann-json@$(deb nlohmann-json3-dev)", prefix: /usr}]
+  gmake:
+    buildable: false
+    externals: [{spec: "gmake@$(deb make)", prefix: /usr}]
   cmake:
     buildable: false
     externals: [{spec: "cmake@$(cmake --version | sed -n '1s/[^0-9]*\([0-9.]*\).*/\1/p')", prefix: /usr}]
