@@ -84,5 +84,8 @@ echo "[kps spack] spack dev-build --test=root kps@main from a copy of $SRC (depe
 "$spack_bin" spec -I kps@main | grep -E "kps@|kokkos|benchmark|googletest|python@|cmake@|nlohmann" | sed 's/ build_system.*//'
 (cd "$work/src" && "$spack_bin" dev-build --test=root -q kps@main)
 "$spack_bin" find -p kps
+# The suite spack ran in its check phase (--test=root), from the build log spack keeps in the prefix.
+buildlog="$("$spack_bin" location -i kps)/.spack/spack-build-out.txt"
+grep -E "tests passed|tests failed" "$buildlog" || { echo "install_offline: no test summary in $buildlog" >&2; exit 1; }
 echo "[kps spack] installed and tested; spack test run kps:"
 "$spack_bin" test run kps

@@ -93,7 +93,8 @@ class Kps(CMakePackage, CudaPackage):
     def test_consumer(self):
         """build a program that uses kps::kps (find_package(kps)) against the install and run it"""
         kokkos = self.spec["kokkos"]
-        cxx = self["kokkos"].kokkos_cxx if self.spec.satisfies("+cuda") else os.environ["CXX"]
+        # The compiler kps was built with (nvcc_wrapper with CUDA; a test has no CXX in its environment).
+        cxx = self["kokkos"].kokkos_cxx if self.spec.satisfies("+cuda") else self["cxx"].cxx
         cmake = which(self.spec["cmake"].prefix.bin.cmake)
         with working_dir(join_path(self.test_suite.current_test_cache_dir, "test", "consumer")):
             cmake(
