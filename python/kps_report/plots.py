@@ -7,7 +7,7 @@
 - the repetitions' spread as a band (or error bars) where the JSON has it;
 - sizes on a log2 axis labelled 2^k; marks (optima, plateaus) as stars listed in the legend;
 - a plot whose series have a single x value becomes a bar chart;
-- the legend outside the axes when it is long, so no label covers another or the data;
+- the legend outside the axes, so no label covers another or the data;
 - where series lie close on a log axis, a lower panel of each over a reference series.
 Without matplotlib the reports have tables only (one warning).
 """
@@ -117,7 +117,11 @@ def save(path: Path, fig: Figure, ctx: dict) -> bool:
         y = [p[1] for p in pts]
         z = 2 + i
         if s.predicted:
-            (h,) = ax.plot(x, y, color=color, linestyle=s.linestyle or "--", linewidth=1.4, zorder=z, label=s.label)
+            # On top of the measured lines, with a white halo: a model that matches its measurement
+            # exactly stays visible as a dashed line over it.
+            from matplotlib import patheffects
+            (h,) = ax.plot(x, y, color=color, linestyle=s.linestyle or "--", linewidth=1.4, zorder=40 + i,
+                           label=s.label, path_effects=[patheffects.withStroke(linewidth=3.2, foreground="white")])
         else:
             style = s.linestyle or ("-" if with_model else LINESTYLES[i % len(LINESTYLES)])
             (h,) = ax.plot(x, y, color=color, linestyle=style,
@@ -166,10 +170,8 @@ def save(path: Path, fig: Figure, ctx: dict) -> bool:
     order = [l for l in (fig.legend_order or []) if l in handles] + \
         [l for l in handles if l not in (fig.legend_order or [])]
     hs = [handles[l] for l in order]
-    if len(hs) <= 4:
-        ax.legend(hs, order, fontsize=8, loc="best", framealpha=0.85)
-    else:
-        ax.legend(hs, order, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    # Outside the axes: a legend never covers the data.
+    ax.legend(hs, order, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     f.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(f)
     return True
@@ -194,7 +196,9 @@ def _axis(ax, which, scale, values):
         axis = getattr(ax, f"{which}axis")
         axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}" if v < 1e5 else f"{v:.0f}"))
         lo, hi = (ax.get_ylim() if which == "y" else ax.get_xlim())
-        if hi / lo < 100:  # less than two decades: label 2, 3 and 5 x 10^k too
+        if hi / lo < 10:  # less than a decade: label every minor tick (1..9 x 10^k)
+            axis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        elif hi / lo < 100:  # less than two decades: label 2, 3 and 5 x 10^k too
             axis.set_minor_formatter(FuncFormatter(
                 lambda v, _: f"{v:g}" if f"{v:.0e}"[0] in "235" else ""))
 
