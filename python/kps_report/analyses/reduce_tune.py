@@ -244,9 +244,23 @@ def plot_size(path: Path, t, n, pts, best, ctx) -> bool:
     """The seed's figure for one data size: time against load per thread, one curve per team
     size (the seed's league; a capped league's points as markers), the optimum a star.
     The repetitions' spread (wall times of the rounds, or the loop's) as bands."""
+    # A capped league gives every items count about the same load per thread: its points are
+    # spread around that load by items (fewer to more, left to right) so none hides another.
+    items_of = {}
+    for c in pts:
+        if c.waves:
+            items_of.setdefault((c.team, c.waves), set()).add(c.items)
+
+    def x_of(c, r):
+        x = r.get("load_per_thread") or c.items
+        if c.waves:
+            its = sorted(items_of[(c.team, c.waves)])
+            x *= 2.0 ** (0.3 * (its.index(c.items) - (len(its) - 1) / 2))
+        return x
+
     curves = {}
     for c, r in pts.items():
-        x = r.get("load_per_thread") or c.items
+        x = x_of(c, r)
         key = "wall_us" if r.get("tune_key") == "wall_us" else "seconds"
         b = gbench.bounds(r, key)
         scale = 1.0 if key == "wall_us" else 1e6
@@ -259,9 +273,10 @@ def plot_size(path: Path, t, n, pts, best, ctx) -> bool:
                                                      if waves else ""),
                                    xy, group=f"team {team}", linestyle="-" if not waves else "none"))
     c, s = best
-    bx = pts[c].get("load_per_thread") or c.items
+    bx = x_of(c, pts[c])
+    capped = "\ncapped leagues: points spread around their load by items, fewer to more" if items_of else ""
     fig = plots.Figure(f"reduce {t}, N = {n}: time against load per thread",
-                       "load per thread (elements: N / (team size x league))", "time per call (µs, median)",
+                       "load per thread (elements: N / (team size x league))" + capped, "time per call (µs, median)",
                        series, xscale="log2", yscale="log", marks=[plots.Mark(bx, s * 1e6, f"optimum: {c.label()}")])
     return plots.save(path, fig, ctx)
 
