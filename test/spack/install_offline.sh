@@ -86,6 +86,7 @@ echo "[kps spack] spack dev-build --test=root kps@main from a copy of $SRC (depe
 "$spack_bin" find -p kps
 # The suite spack ran in its check phase (--test=root), from the build log spack keeps in the prefix.
 buildlog="$("$spack_bin" location -i kps)/.spack/spack-build-out.txt"
-grep -E "tests passed|tests failed" "$buildlog" || { echo "install_offline: no test summary in $buildlog" >&2; exit 1; }
+[ -f "$buildlog" ] || buildlog="$buildlog.gz"  # spack compresses the log it keeps
+zcat -f "$buildlog" | grep -E "tests passed|tests failed" || { echo "install_offline: no test summary in $buildlog" >&2; exit 1; }
 echo "[kps spack] installed and tested; spack test run kps:"
 "$spack_bin" test run kps
