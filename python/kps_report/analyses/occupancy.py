@@ -233,6 +233,16 @@ def shown_gbps(p):
     return p.get("GB/s")
 
 
+def by_occupancy(xy):
+    """One point per occupancy: configurations that reach the same occupancy (the reduction's
+    team sizes, items and leagues) drawn as their median, their range as the band around it."""
+    groups = {}
+    for x, y in xy:
+        if y is not None:
+            groups.setdefault(x, []).append(y)
+    return [(x, statistics.median(ys), (min(ys), max(ys)) if len(ys) > 1 else None) for x, ys in sorted(groups.items())]
+
+
 def curve_section(records, ctx, figures):
     md = [gbench.failures_markdown(records, "occupancy_curve")]
     all_curves = curves(records)
@@ -252,7 +262,8 @@ def curve_section(records, ctx, figures):
                   "which leaves 4 per SM on an H100). `pred`: the cos loop's latency model (calibrated on one "
                   "warp alone and one 1024-thread team) and the reduction's Little's law (calibrated on its "
                   "lowest and highest point). GB/s: the bytes read over the time beside it. Measured plateau: the "
-                  f"lowest occupancy within {PLATEAU_TOLERANCE:.0%} of the best time.\n")
+                  f"lowest occupancy within {PLATEAU_TOLERANCE:.0%} of the best time. In the reduction's figures, "
+                  "configurations of the same occupancy are drawn as their median, their range as a band.\n")
     figs = {}
     for key, points in all_curves.items():
         gpu = all("predicted_ms" in p for p in points)
@@ -292,7 +303,7 @@ def curve_section(records, ctx, figures):
             predicted_y = "predicted_ms"
         label = f"threads:{key[3]}" if reduce_ else key[1]
         figure = figs.setdefault(group, {"series": [], "ylabel": ylabel, "marks": []})
-        measured = [(p["occupancy"], shown_gbps(p)) for p in points] if reduce_ else \
+        measured = by_occupancy([(p["occupancy"], shown_gbps(p)) for p in points]) if reduce_ else \
             [point(p["occupancy"], p, "measured_ms") for p in points]
         figure["series"].append(plots.Series(f"{label} measured", measured, group=label))
         figure["series"].append(plots.Series(f"{label} predicted", [(p["occupancy"], p.get(predicted_y)) for p in points],
