@@ -55,6 +55,7 @@ for v in "${versions[@]}"; do
   secs=$(( $(date +%s) - start ))
   printf '| %s | C++%s | %s | %s | %d s |\n' "$v" "$std" "$built" "$tests" "$secs" >>"$out"
   echo "[matrix] Kokkos $v: built $built; $tests ($secs s; log $log)"
+  [ "$status" = 0 ] || tail -n 40 "$log" >&2  # what failed, where only this output is kept (CI)
 done
 cat "$out"
 exit $status
