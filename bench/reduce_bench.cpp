@@ -91,13 +91,25 @@ long double reference(const DeviceView<T>& x, const DeviceView<T>& y) {
   return cache.emplace(key, reference_sum(hx, key.second ? &hy : nullptr)).first->second;
 }
 
-/// How many interleaved rounds give the ratios: for the variants the study compares, 15 to 101
-/// (short calls get more: at 20 us a call, 15 rounds' median moves with one slow wake-up of
-/// the host), plus as many event-timed rounds; 5 to 31 wall-timed rounds for the points of the
-/// tuning sweep, whose table reads only each point's own time (the sweep has ~1000 points on a
-/// GPU: with the full rounds its 2^24..2^30 double part alone ran past a 10-minute batch slot).
-constexpr Rounds study_rounds{15, 101, 0.01, true};
-constexpr Rounds sweep_rounds{5, 31, 0.002, false};
+/// How many interleaved rounds a comparison runs (bench/support/rounds.hpp): for the variants
+/// the study compares, 15 to 101 (sums of less than 256 MiB get more: at 20 us a call, 15
+/// rounds' median moves with one slow wake-up of the host), plus as many event-timed rounds;
+/// 5 to 31 wall-timed rounds for the points of the tuning sweep, whose table reads only each
+/// point's own time (the sweep has ~1000 points on a GPU: with the full rounds its 2^24..2^30
+/// double part alone ran past a 10-minute batch slot).
+constexpr Rounds study_rounds{15, 101, double(1 << 28), true};
+constexpr Rounds sweep_rounds{5, 31, double(1 << 27), false};
+
+/// The calls in a reduction's rounds (run_reduction): the variant, a copy of the same bytes,
+/// for sums the streaming read, the empty launch and the CUBs, then the peers.
+constexpr std::size_t reduction_calls(int inputs, std::size_t peers) {
+  return 2 + (inputs == 1 ? 2 + cub_peers() : 0) + peers;
+}
+/// The rounds of a reduction of N elements of T (registration: add_rounds).
+template <class T>
+int reduction_rounds(std::size_t n, int inputs, std::size_t peers, const Rounds& r = study_rounds) {
+  return rounds_for(r, double(inputs) * double(n) * sizeof(T), reduction_calls(inputs, peers));
+}
 
 /// A call of a variant: returns the value (Async false) or writes it to the rank-0 View r.
 template <class T, bool Async>
@@ -124,8 +136,9 @@ void kokkos_sum(const DeviceView<T>& x, Result&& r) {
       KOKKOS_LAMBDA(std::size_t i, T & u) { u += x(i); }, r);
 }
 
-/// Times `f` in the benchmark loop, checks the value, and sets GB/s and the ratios to the copy,
-/// (sums on CUDA) CUB and each of `peers`. A synchronous variant's `f(x, y)` returns the
+/// Checks `f`'s value, then times it in rounds (timed_rounds) with a copy, (sums) a streaming
+/// read and the empty launch, (sums on CUDA) CUB and each of `peers`, and sets GB/s and the
+/// ratios from the medians of those rounds. A synchronous variant's `f(x, y)` returns the
 /// reduced value; an asynchronous one (Async) writes it to a rank-0 device View `r`
 /// (`f(x, y, r)`), which is read back only after the timed calls, and its CUB peer is CUB's
 /// own asynchronous form (result in device memory) in place of CUB plus a copy to the host.
@@ -155,13 +168,10 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
     };
     const long double want = reference(x, y);
     const auto call = [&] { run(f); };
-    timed_loop(state, exec, call);
-    benchmark::DoNotOptimize(result);
+    call();
+    exec.fence();
     std::string error = compare_scalar(value(), want, n);
     if (!error.empty()) return fail(state, variant + ": " + error);
-    set_rates(state, n, double(inputs) * n * sizeof(T));
-    // Ratios from medians of interleaved rounds of this variant, a device copy of the same
-    // bytes, (sums on CUDA) CUB and the peers.
     DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
     Kokkos::View<int, Device> flag("kps::bench::read_flag");
     std::vector<std::function<void()>> calls{call, [&] { Kokkos::deep_copy(exec, copy, x); }};
@@ -194,7 +204,12 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
       calls.push_back([&] { run(p.call); });
       names.push_back(p.name);
     }
-    const Medians t = interleaved_medians(exec, calls, rounds);
+    if (calls.size() != reduction_calls(inputs, peers.size()))
+      return fail(state, variant + ": the rounds' calls differ from reduction_calls");
+    const Medians t = timed_rounds(state, exec, calls, rounds.device_clock);
+    benchmark::DoNotOptimize(result);
+    if (t.wall.empty()) return;
+    set_rates(state, n, double(inputs) * n * sizeof(T), t.wall[0]);
     // Each peer's value, from one more call of its own.
     for (const auto& p : peers) {
       run(p.call);
@@ -203,11 +218,7 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
     }
     // read bandwidth of this variant over the read bandwidth implied by the copy (it reads and writes)
     state.counters["ratio_to_copy"] = (inputs * t.wall[1]) / (2.0 * t.wall[0]);
-    // Each call's wall time in the rounds (every call after a cache flush: less noisy than
-    // the benchmark loop's back-to-back calls, where one slow wake-up of the host moves a
-    // 20 us point; the tuning's verification compares these), and where the device times
-    // its work (CUDA events): the GPU's share of each call, in us.
-    state.counters["wall_us"] = 1e6 * t.wall[0];
+    // Where the device times its work (CUDA events): the GPU's share of each call, in us.
     if (!t.gpu.empty()) state.counters["gpu_us"] = 1e6 * t.gpu[0];
     state.counters["rounds"] = static_cast<double>(t.rounds);
     for (std::size_t k = 1; k < names.size(); ++k) {
@@ -242,7 +253,7 @@ void run_copy_writeback(benchmark::State& state, std::size_t n, std::size_t cach
     const Kokkos::View<std::int64_t, Device> sum("kps::bench::z_sum");
     const auto copy = [&] { Kokkos::deep_copy(exec, y, x); };
     const auto read = [&] { reduce_sum(exec, z, sum); };
-    timed_loop(state, exec, copy);
+    copy();
     std::size_t wrong = 0;
     Kokkos::parallel_reduce(
         "kps::bench::copy_check", Kokkos::RangePolicy<Exec>(exec, 0, n),
@@ -253,15 +264,16 @@ void run_copy_writeback(benchmark::State& state, std::size_t n, std::size_t cach
     Kokkos::deep_copy(got, sum);
     const std::string error = compare_scalar(got, reference(z, DeviceView<std::int64_t>()), z.extent(0));
     if (!error.empty()) return fail(state, "the read after the copy: " + error);
-    set_rates(state, n, 2.0 * n * sizeof(T));
-    const Medians t = interleaved_medians(exec,
-                                          {copy,
-                                           [&] {
-                                             copy();
-                                             read();
-                                           },
-                                           read},
-                                          study_rounds);
+    const Medians t = timed_rounds(state, exec,
+                                   {copy,
+                                    [&] {
+                                      copy();
+                                      read();
+                                    },
+                                    read},
+                                   study_rounds.device_clock);
+    if (t.wall.empty()) return;
+    set_rates(state, n, 2.0 * n * sizeof(T), t.wall[0]);
     const char* names[] = {"copy", "copy_read", "read"};
     const auto report = [&](const std::vector<double>& m, const std::string& clock) {
       for (int k = 0; k < 3; ++k) state.counters[std::string(names[k]) + "_" + clock + "_us"] = 1e6 * m[k];
@@ -305,27 +317,47 @@ void run_sweep_point(benchmark::State& state, std::size_t n, const ReducePolicy&
       {tuned_peer<T>()}, sweep_rounds);
 }
 
+/// The sweep's points as two families with Google Benchmark's named arguments:
+/// reduce_sweep/seed/<type>/<N>/team:T/items:I (one team per tile of T x I) and
+/// reduce_sweep/capped/<type>/<N>/team:T/items:I/waves:W (the league capped at W waves of
+/// resident teams, where that is fewer teams than tiles).
 template <class T>
 void register_sweep(const Options& o, std::size_t n, const std::string& suffix) {
   const int limit = impl::reduce_team_size_limit<Exec, T>(Exec());
   const std::size_t concurrency = static_cast<std::size_t>(Exec().concurrency());
+  const auto capped_league = [concurrency](std::int64_t team, std::int64_t waves) {
+    return std::max<std::size_t>(1, concurrency / std::size_t(team)) * std::size_t(waves);
+  };
+  std::vector<std::vector<std::int64_t>> seed, capped;
   for (int team : sweep_team_sizes(o.host)) {
     if (team > limit) continue;
     for (int items : sweep_items(o.host)) {
       const std::size_t tile = std::size_t(team) * items;
       if (n < tile) continue;
-      const std::string point = suffix + "/team:" + std::to_string(team) + "/items:" + std::to_string(items);
-      add("reduce_sweep/seed" + point,
-          [=](benchmark::State& s) { run_sweep_point<T>(s, n, ReducePolicy{team, items, 0, 0}, "seed"); });
+      seed.push_back({team, items});
       const std::size_t needed = (n + tile - 1) / tile;
       for (int waves : sweep_waves) {
-        const std::size_t cap = std::max<std::size_t>(1, concurrency / team) * waves;
+        const std::size_t cap = capped_league(team, waves);
         if (needed <= cap || cap > 2147483647u) continue;
-        add("reduce_sweep/capped" + point + "/waves:" + std::to_string(waves), [=](benchmark::State& s) {
-          run_sweep_point<T>(s, n, ReducePolicy{team, items, static_cast<int>(cap), 0}, "capped");
-        });
+        capped.push_back({team, items, waves});
       }
     }
+  }
+  const int rounds = reduction_rounds<T>(n, 1, 1, sweep_rounds);
+  if (!seed.empty()) {
+    auto* b = add_rounds("reduce_sweep/seed" + suffix, rounds, [=](benchmark::State& s) {
+      run_sweep_point<T>(s, n, ReducePolicy{int(s.range(0)), int(s.range(1)), 0, 0}, "seed");
+    });
+    b->ArgNames({"team", "items"});
+    for (const auto& p : seed) b->Args(p);
+  }
+  if (!capped.empty()) {
+    auto* b = add_rounds("reduce_sweep/capped" + suffix, rounds, [=](benchmark::State& s) {
+      const int league = static_cast<int>(capped_league(s.range(0), s.range(2)));
+      run_sweep_point<T>(s, n, ReducePolicy{int(s.range(0)), int(s.range(1)), league, 0}, "capped");
+    });
+    b->ArgNames({"team", "items", "waves"});
+    for (const auto& p : capped) b->Args(p);
   }
 }
 
@@ -343,13 +375,13 @@ void register_type(const Options& o, std::size_t n) {
                               }};
   const Peer<T, true> kokkos_async{
       "kokkos", [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) { kokkos_sum(x, r); }};
-  add("reduce/tuned" + suffix, [=](benchmark::State& s) {
+  add_rounds("reduce/tuned" + suffix, reduction_rounds<T>(n, 1, 1), [=](benchmark::State& s) {
     run_reduction<T>(
         s, n, 1, "tuned", [](const DeviceView<T>& x, const DeviceView<T>&) { return reduce_sum(Exec(), x); },
         {kokkos});
   });
-  add("reduce/kokkos" + suffix, [=](benchmark::State& s) { run_reduction<T>(s, n, 1, "kokkos", kokkos.call); });
-  add("reduce/kokkos_kernels" + suffix, [=](benchmark::State& s) {
+  add_rounds("reduce/kokkos" + suffix, reduction_rounds<T>(n, 1, 0), [=](benchmark::State& s) { run_reduction<T>(s, n, 1, "kokkos", kokkos.call); });
+  add_rounds("reduce/kokkos_kernels" + suffix, reduction_rounds<T>(n, 1, 0), [=](benchmark::State& s) {
     run_reduction<T>(s, n, 1, "kokkos_kernels", [](const DeviceView<T>& x, const DeviceView<T>&) {
       Kokkos::View<T, Kokkos::HostSpace> r("kps::bench::kk_sum");
       KokkosBlas::sum(r, x);
@@ -358,7 +390,7 @@ void register_type(const Options& o, std::size_t n) {
   });
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
-    add("reduce/cub" + suffix, [=](benchmark::State& s) {
+    add_rounds("reduce/cub" + suffix, reduction_rounds<T>(n, 1, 0), [=](benchmark::State& s) {
       run_reduction<T>(s, n, 1, "cub", [](const DeviceView<T>& x, const DeviceView<T>&) {
         return kps::cuda::cub_sum(Exec(), x.data(), x.extent(0));
       });
@@ -368,19 +400,19 @@ void register_type(const Options& o, std::size_t n) {
   // kps::reduce_sum into a rank-0 View, Kokkos' parallel_reduce into one, CUB's own form.
   const Peer<T, true> tuned_async{
       "tuned", [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) { reduce_sum(Exec(), x, r); }};
-  add("reduce_async/tuned" + suffix,
+  add_rounds("reduce_async/tuned" + suffix, reduction_rounds<T>(n, 1, 1),
       [=](benchmark::State& s) { run_reduction<T, true>(s, n, 1, "tuned", tuned_async.call, {kokkos_async}); });
-  add("reduce_async/kokkos" + suffix,
+  add_rounds("reduce_async/kokkos" + suffix, reduction_rounds<T>(n, 1, 0),
       [=](benchmark::State& s) { run_reduction<T, true>(s, n, 1, "kokkos", kokkos_async.call); });
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
-    add("reduce_async/cub" + suffix, [=](benchmark::State& s) {
+    add_rounds("reduce_async/cub" + suffix, reduction_rounds<T>(n, 1, 0), [=](benchmark::State& s) {
       run_reduction<T, true>(s, n, 1, "cub", [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) {
         kps::cuda::cub_sum(Exec(), x.data(), r.data(), x.extent(0));
       });
     });
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
-    add("reduce_async/native" + suffix, [=](benchmark::State& s) {
+    add_rounds("reduce_async/native" + suffix, reduction_rounds<T>(n, 1, 1), [=](benchmark::State& s) {
       run_reduction<T, true>(s, n, 1, "native", [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) {
         const std::size_t len = x.extent(0);
         const ReducePolicy p = impl::validate<Exec, T>(Exec(), tuned_reduce_policy<T>(Exec(), len), len,
@@ -391,15 +423,15 @@ void register_type(const Options& o, std::size_t n) {
 #endif
   const Peer<T, false> blas_dot{"kokkos_kernels",
                                 [](const DeviceView<T>& x, const DeviceView<T>& y) { return KokkosBlas::dot(x, y); }};
-  add("dot/kps" + suffix, [=](benchmark::State& s) {
+  add_rounds("dot/kps" + suffix, reduction_rounds<T>(n, 2, 1), [=](benchmark::State& s) {
     run_reduction<T>(
         s, n, 2, "kps", [](const DeviceView<T>& x, const DeviceView<T>& y) { return dot(Exec(), x, y); }, {blas_dot});
   });
-  add("dot/kokkos_kernels" + suffix,
+  add_rounds("dot/kokkos_kernels" + suffix, reduction_rounds<T>(n, 2, 0),
       [=](benchmark::State& s) { run_reduction<T>(s, n, 2, "kokkos_kernels", blas_dot.call); });
   // Only where the rounds flush a cache (GPUs): on a host the flush does nothing to time.
   if (const std::size_t l2 = o.device.l2_bytes; !o.host && l2 > 0)
-    add("reduce_copy/writeback" + suffix, [=](benchmark::State& s) { run_copy_writeback<T>(s, n, l2); });
+    add_rounds("reduce_copy/writeback" + suffix, rounds_for(study_rounds, 2.0 * double(n) * sizeof(T), 3), [=](benchmark::State& s) { run_copy_writeback<T>(s, n, l2); });
   register_sweep<T>(o, n, suffix);
 }
 

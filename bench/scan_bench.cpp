@@ -46,7 +46,20 @@ void poison(const Kokkos::View<T*, Device>& v) {
 template <class T>
 using DeviceView = Kokkos::View<T*, Device>;
 
-/// Runs one scan variant: time, then check, then the ratios to the copy and CUB peers.
+/// The rounds of a scan comparison: 15, up to 101 for scans that move less than 256 MiB.
+constexpr Rounds scan_rounds{15, 101, double(1 << 28), false};
+/// The calls of its rounds: the variant, the copy, Kokkos' scan, the empty launch, the CUBs.
+constexpr std::size_t scan_calls = 4 + cub_peers();
+template <class T>
+int rounds_of_scan(std::size_t n) {
+  return rounds_for(scan_rounds, 2.0 * double(n) * sizeof(T), scan_calls);
+}
+
+/// Runs one scan variant: checks it, then times it in rounds with its peers (timed_rounds): a
+/// device copy (ratio_to_copy), Kokkos' parallel_scan (ratio_to_kokkos: what `automatic` must
+/// never fall below), the floor of any call (launch_floor_us: an empty launch and its fence,
+/// what a launch-bound size cannot beat) and on CUDA CUB (ratio_to_cub, ratio_to_cub_cccl).
+/// GB/s and every ratio come from the medians of the same rounds.
 template <class T>
 void run_scan(benchmark::State& state, std::size_t n, const std::string& variant,
               const std::function<void(const DeviceView<T>&, const DeviceView<T>&)>& scan, bool in_place) {
@@ -54,45 +67,48 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
   try {
     auto in = random_view<T>("kps::bench::in", n, 1234 + n);
     DeviceView<T> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::out"), n);
-    if (in_place) Kokkos::deep_copy(out, in);
-    timed_loop(state, exec, [&] { scan(in_place ? out : in, out); });
-    // Check on fresh output (in place: on a fresh copy of the input).
+    // Check on poisoned output (in place: on a fresh copy of the input).
     poison(out);
     if (in_place) Kokkos::deep_copy(out, in);
     scan(in_place ? out : in, out);
     exec.fence();
     const std::string error = compare(to_host(out), cached_reference(in));
     if (!error.empty()) return fail(state, variant + ": " + error);
-    set_rates(state, n, 2.0 * n * sizeof(T));
 
-    // Ratios from medians of interleaved rounds of this scan, a device copy, Kokkos'
-    // parallel_scan (ratio_to_kokkos: what `automatic` must never fall below) and (CUDA) CUB.
     DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
     std::vector<std::function<void()>> calls{[&] { scan(in_place ? out : in, out); },
                                              [&] { Kokkos::deep_copy(exec, copy, in); },
-                                             [&] { exclusive_scan(exec, in, copy, ScanAlgorithm::kokkos); }};
-    // The floor of any call: an empty launch and its fence (what a launch-bound size cannot beat).
-    calls.push_back([&] { empty_launch(exec); });
-    std::size_t cub = 0, cub_cccl = 0;
+                                             [&] { exclusive_scan(exec, in, copy, ScanAlgorithm::kokkos); },
+                                             [&] { empty_launch(exec); }};
 #if defined(KOKKOS_ENABLE_CUDA)
     if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-      cub = calls.size();
       calls.push_back([&] { kps::cuda::cub_exclusive_sum(exec, in.data(), copy.data(), n); });
 #if defined(KPS_HAVE_CCCL_PEER)
-      cub_cccl = calls.size();
       calls.push_back([&] { kps::cuda::cccl::cub_exclusive_sum(exec, in.data(), copy.data(), n); });
 #endif
     }
 #endif
-    const std::vector<double> t = interleaved_median_seconds(exec, calls);
-    state.counters["ratio_to_copy"] = t[1] / t[0];
-    state.counters["ratio_to_kokkos"] = t[2] / t[0];
-    state.counters["launch_floor_us"] = t[3] * 1e6;
-    if (cub) state.counters["ratio_to_cub"] = t[cub] / t[0];
-    if (cub_cccl) state.counters["ratio_to_cub_cccl"] = t[cub_cccl] / t[0];
+    if (calls.size() != scan_calls) return fail(state, variant + ": the rounds' calls differ from scan_calls");
+    const Medians t = timed_rounds(state, exec, calls);
+    if (t.wall.empty()) return;
+    set_rates(state, n, 2.0 * n * sizeof(T), t.wall[0]);
+    state.counters["ratio_to_copy"] = t.wall[1] / t.wall[0];
+    state.counters["ratio_to_kokkos"] = t.wall[2] / t.wall[0];
+    state.counters["launch_floor_us"] = t.wall[3] * 1e6;
+    if (cub_peers() >= 1) state.counters["ratio_to_cub"] = t.wall[4] / t.wall[0];
+    if (cub_peers() >= 2) state.counters["ratio_to_cub_cccl"] = t.wall[5] / t.wall[0];
+    state.counters["rounds"] = static_cast<double>(t.rounds);
   } catch (const std::exception& e) {
     fail(state, variant + ": " + e.what());
   }
+}
+
+/// Registers one scan comparison under `name` (run_scan, in the rounds of its size).
+template <class T>
+void add_scan(const std::string& name, std::size_t n, const std::string& variant,
+              std::function<void(const DeviceView<T>&, const DeviceView<T>&)> scan, bool in_place = false) {
+  add_rounds(name, rounds_of_scan<T>(n),
+             [=](benchmark::State& s) { run_scan<T>(s, n, variant, scan, in_place); });
 }
 
 /// scan_lookback/single_pass/<type>/<N>[/team:T/items:I/load:L]: one probed single-pass scan,
@@ -147,13 +163,29 @@ void run_lookback(benchmark::State& state, std::size_t n, SinglePassPolicy polic
 /// Registers one single-pass scan with an explicit policy (the sweeps' points).
 template <class T>
 void add_single_pass(const std::string& name, std::size_t n, const SinglePassPolicy& policy) {
-  add(name, [=](benchmark::State& s) {
+  ScanOptions opt;
+  opt.single_pass = policy;
+  add_scan<T>(name, n, "single_pass", [opt](const DeviceView<T>& in, const DeviceView<T>& out) {
+    exclusive_scan(Exec(), in, out, ScanAlgorithm::single_pass, opt);
+  });
+}
+
+/// Registers the single-pass scan at the points of a sweep as one family, <family>/<axis>:<value>/...
+/// (Google Benchmark's arguments and their names), with the policy `policy_of` makes of a point.
+template <class T>
+void add_single_pass_points(const std::string& family, std::size_t n, const std::vector<std::string>& axes,
+                            const std::vector<std::vector<std::int64_t>>& points,
+                            SinglePassPolicy (*policy_of)(const benchmark::State&)) {
+  if (points.empty()) return;
+  auto* b = add_rounds(family, rounds_of_scan<T>(n), [=](benchmark::State& s) {
     ScanOptions opt;
-    opt.single_pass = policy;
+    opt.single_pass = policy_of(s);
     run_scan<T>(s, n, "single_pass", [opt](const DeviceView<T>& in, const DeviceView<T>& out) {
       exclusive_scan(Exec(), in, out, ScanAlgorithm::single_pass, opt);
     }, false);
   });
+  b->ArgNames(axes);
+  for (const auto& p : points) b->Args(p);
 }
 
 template <class T>
@@ -162,36 +194,30 @@ void register_type(const Options& o, std::size_t n) {
   require_memory(o, "scan" + suffix, n, 4 * n * sizeof(T));
   for (ScanAlgorithm alg : {ScanAlgorithm::single_pass, ScanAlgorithm::automatic, ScanAlgorithm::kokkos,
                             ScanAlgorithm::blelloch, ScanAlgorithm::hillis_steele}) {
-    add("scan/" + std::string(to_string(alg)) + suffix, [=](benchmark::State& s) {
-      run_scan<T>(s, n, to_string(alg), [alg](const DeviceView<T>& in, const DeviceView<T>& out) {
-        exclusive_scan(Exec(), in, out, alg);
-      }, false);
-    });
+    add_scan<T>("scan/" + std::string(to_string(alg)) + suffix, n, to_string(alg),
+                [alg](const DeviceView<T>& in, const DeviceView<T>& out) { exclusive_scan(Exec(), in, out, alg); });
   }
   // Kokkos Kernels' utility scans an offsets array in place (Kokkos Kernels 3.4 accumulates
   // in size_t, so only integer types there).
   if (KOKKOS_VERSION >= 40000 || std::is_integral_v<T>)
-    add("scan/kokkos_kernels" + suffix, [=](benchmark::State& s) {
-      run_scan<T>(s, n, "kokkos_kernels", [](const DeviceView<T>&, const DeviceView<T>& out) {
+    add_scan<T>(
+        "scan/kokkos_kernels" + suffix, n, "kokkos_kernels",
+        [](const DeviceView<T>&, const DeviceView<T>& out) {
 #if KOKKOS_VERSION >= 40000
-        KokkosKernels::Impl::kk_exclusive_parallel_prefix_sum(Exec(), out.extent(0), out);
+          KokkosKernels::Impl::kk_exclusive_parallel_prefix_sum(Exec(), out.extent(0), out);
 #else
-        KokkosKernels::Impl::kk_exclusive_parallel_prefix_sum<DeviceView<T>, Exec>(out.extent(0), out);
+          KokkosKernels::Impl::kk_exclusive_parallel_prefix_sum<DeviceView<T>, Exec>(out.extent(0), out);
 #endif
-      }, true);
-    });
+        },
+        true);
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    add("scan/cub" + suffix, [=](benchmark::State& s) {
-      run_scan<T>(s, n, "cub", [](const DeviceView<T>& in, const DeviceView<T>& out) {
-        kps::cuda::cub_exclusive_sum(Exec(), in.data(), out.data(), in.extent(0));
-      }, false);
+    add_scan<T>("scan/cub" + suffix, n, "cub", [](const DeviceView<T>& in, const DeviceView<T>& out) {
+      kps::cuda::cub_exclusive_sum(Exec(), in.data(), out.data(), in.extent(0));
     });
 #if defined(KPS_HAVE_CCCL_PEER)
-    add("scan/cub_cccl" + suffix, [=](benchmark::State& s) {
-      run_scan<T>(s, n, "cub_cccl", [](const DeviceView<T>& in, const DeviceView<T>& out) {
-        kps::cuda::cccl::cub_exclusive_sum(Exec(), in.data(), out.data(), in.extent(0));
-      }, false);
+    add_scan<T>("scan/cub_cccl" + suffix, n, "cub_cccl", [](const DeviceView<T>& in, const DeviceView<T>& out) {
+      kps::cuda::cccl::cub_exclusive_sum(Exec(), in.data(), out.data(), in.extent(0));
     });
 #endif
   }
@@ -223,16 +249,19 @@ void register_type(const Options& o, std::size_t n) {
     const std::vector<std::pair<int, int>> configs =
         sizeof(T) <= 4 ? std::vector<std::pair<int, int>>{{256, 32}, {128, 64}, {128, 32}, {256, 16}}
                        : std::vector<std::pair<int, int>>{{128, 32}, {256, 16}, {128, 24}, {128, 16}};
+    std::vector<std::vector<std::int64_t>> points;
     for (auto [team, items] : configs)
       for (int delay : {0, 600, 1200, 2400, 3600})
         for (int poll : {0, 600}) {
           if (poll > 0 && (team != configs[0].first || items != configs[0].second)) continue;
-          SinglePassPolicy policy{team, items, TileLoad::staged, delay, poll};
-          if (!kps::impl::single_pass_launchable<Exec, T>(Exec(), policy)) continue;
-          const std::string config = suffix + "/team:" + std::to_string(team) + "/items:" + std::to_string(items) +
-                                     "/delay:" + std::to_string(delay) + "/poll:" + std::to_string(poll);
-          add_single_pass<T>("scan_delay/single_pass" + config, n, policy);
+          if (kps::impl::single_pass_launchable<Exec, T>(Exec(), {team, items, TileLoad::staged, delay, poll}))
+            points.push_back({team, items, delay, poll});
         }
+    add_single_pass_points<T>("scan_delay/single_pass" + suffix, n, {"team", "items", "delay", "poll"}, points,
+                              [](const benchmark::State& s) {
+                                return SinglePassPolicy{int(s.range(0)), int(s.range(1)), TileLoad::staged,
+                                                        int(s.range(2)), int(s.range(3))};
+                              });
   }
   // L2 prefetch of the tile a later team takes (scan_prefetch/single_pass/<type>/<N>/team:T/
   // items:I/prefetch:P, GPUs; SinglePassPolicy::prefetch_tiles), at the default delays.
@@ -240,15 +269,19 @@ void register_type(const Options& o, std::size_t n) {
     const std::vector<std::pair<int, int>> configs =
         sizeof(T) <= 4 ? std::vector<std::pair<int, int>>{{256, 32}, {128, 64}}
                        : std::vector<std::pair<int, int>>{{128, 32}, {256, 16}};
+    std::vector<std::vector<std::int64_t>> points;
     for (auto [team, items] : configs)
       for (int ahead : {0, 33, 66, 132, 264, 528, 792}) {
         SinglePassPolicy policy{team, items, TileLoad::staged};
         policy.prefetch_tiles = ahead;
-        if (!kps::impl::single_pass_launchable<Exec, T>(Exec(), policy)) continue;
-        const std::string config = suffix + "/team:" + std::to_string(team) + "/items:" + std::to_string(items) +
-                                   "/prefetch:" + std::to_string(ahead);
-        add_single_pass<T>("scan_prefetch/single_pass" + config, n, policy);
+        if (kps::impl::single_pass_launchable<Exec, T>(Exec(), policy)) points.push_back({team, items, ahead});
       }
+    add_single_pass_points<T>("scan_prefetch/single_pass" + suffix, n, {"team", "items", "prefetch"}, points,
+                              [](const benchmark::State& s) {
+                                SinglePassPolicy policy{int(s.range(0)), int(s.range(1)), TileLoad::staged};
+                                policy.prefetch_tiles = int(s.range(2));
+                                return policy;
+                              });
   }
   add("copy/kokkos" + suffix, [=](benchmark::State& s) {
     const Exec exec;
@@ -314,24 +347,27 @@ void run_warps(benchmark::State& state, TeamScanAlgorithm alg, int tile) {
 void register_tiles(const Options& o) {
   for (TeamScanAlgorithm alg : {TeamScanAlgorithm::hillis_steele, TeamScanAlgorithm::blelloch}) {
     if (!o.host)
-      for (int tile = 64; tile <= 1024; tile *= 2)
-        add(std::string("scan_warps/") + to_string(alg) + "/tile:" + std::to_string(tile),
-            [alg, tile](benchmark::State& s) { run_warps(s, alg, tile); });
+      add(std::string("scan_warps/") + to_string(alg), [alg](benchmark::State& s) { run_warps(s, alg, int(s.range(0))); })
+          ->ArgName("tile")
+          ->RangeMultiplier(2)
+          ->Range(64, 1024);
     if (!o.wants("int32")) continue;
+    const ScanAlgorithm a =
+        alg == TeamScanAlgorithm::hillis_steele ? ScanAlgorithm::hillis_steele : ScanAlgorithm::blelloch;
     for (std::size_t n : o.sizes)
-      for (int tile = 64; tile <= 1024; tile *= 2) {
-        const ScanAlgorithm a =
-            alg == TeamScanAlgorithm::hillis_steele ? ScanAlgorithm::hillis_steele : ScanAlgorithm::blelloch;
-        add(std::string("scan_tile/") + to_string(alg) + "/int32/" + std::to_string(n) + "/tile:" + std::to_string(tile),
-            [a, n, tile](benchmark::State& s) {
-              ScanOptions opt;
-              opt.tile.tile = tile;
-              run_scan<std::int32_t>(s, n, to_string(a), [a, opt](const DeviceView<std::int32_t>& in,
-                                                                  const DeviceView<std::int32_t>& out) {
-                exclusive_scan(Exec(), in, out, a, opt);
-              }, false);
-            });
-      }
+      add_rounds(std::string("scan_tile/") + to_string(alg) + "/int32/" + std::to_string(n),
+                 rounds_of_scan<std::int32_t>(n),
+                 [a, n](benchmark::State& s) {
+                   ScanOptions opt;
+                   opt.tile.tile = int(s.range(0));
+                   run_scan<std::int32_t>(s, n, to_string(a), [a, opt](const DeviceView<std::int32_t>& in,
+                                                                       const DeviceView<std::int32_t>& out) {
+                     exclusive_scan(Exec(), in, out, a, opt);
+                   }, false);
+                 })
+          ->ArgName("tile")
+          ->RangeMultiplier(2)
+          ->Range(64, 1024);
   }
 }
 
@@ -416,10 +452,11 @@ void register_streams(const Options& o) {
     if (o.memory_bytes && 2 * streams_scans * n * sizeof(std::int32_t) > o.memory_bytes / 10 * 9) continue;
     for (ScanAlgorithm alg : {ScanAlgorithm::hillis_steele, ScanAlgorithm::blelloch, ScanAlgorithm::single_pass,
                               ScanAlgorithm::kokkos})
-      for (int streams = 1; streams <= 32; streams *= 2)
-        add(std::string("scan_streams/") + to_string(alg) + "/int32/" + std::to_string(n) +
-                "/streams:" + std::to_string(streams),
-            [n, alg, streams](benchmark::State& s) { run_streams(s, n, alg, streams); });
+      add(std::string("scan_streams/") + to_string(alg) + "/int32/" + std::to_string(n),
+          [n, alg](benchmark::State& s) { run_streams(s, n, alg, int(s.range(0))); })
+          ->ArgName("streams")
+          ->RangeMultiplier(2)
+          ->Range(1, 32);
   }
 }
 

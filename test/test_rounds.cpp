@@ -1,4 +1,4 @@
-// The order of the benchmarks' interleaved rounds (bench/rounds.hpp): a Williams design.
+// The benchmarks' interleaved rounds (bench/support/rounds.hpp): their count and their order, a Williams design.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -52,4 +52,20 @@ TEST(Rounds, RepeatsAfterOneDesign) {
   }
   EXPECT_EQ(round_order(0, 3, 3), 2u);  // odd: round 3 runs round 0 (0, 1, 2) backwards
   EXPECT_EQ(round_order(2, 3, 3), 0u);
+}
+
+TEST(Rounds, CountGrowsForShortCallsInWholeDesigns) {
+  using kps::bench::Rounds;
+  using kps::bench::rounds_for;
+  const Rounds study{15, 101, double(1 << 28), true};
+  EXPECT_EQ(rounds_for(study, double(1ull << 32), 4), 16);  // long calls: the minimum, whole designs of 4
+  EXPECT_EQ(rounds_for(study, double(1ull << 30), 5), 20);  // designs of an odd count are 10 rounds
+  EXPECT_EQ(rounds_for(study, double(1 << 26), 4), 60);     // 4x shorter than short_bytes: 4x the rounds
+  EXPECT_EQ(rounds_for(study, 4096.0, 4), 104);             // capped at max, then whole designs
+  EXPECT_EQ(rounds_for(study, 0.0, 6), 18);                 // unknown bytes: the minimum
+  for (std::size_t calls = 1; calls <= 9; ++calls)
+    for (double bytes : {1e3, 1e6, 1e8, 1e10})
+      EXPECT_EQ(rounds_for(study, bytes, calls) % int(kps::bench::design_rounds(calls)), 0);
+  const Rounds fixed{5, 5, 0, false};
+  EXPECT_EQ(rounds_for(fixed, 1.0, 2), 6);
 }

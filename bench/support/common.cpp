@@ -102,15 +102,6 @@ void fail(benchmark::State& state, const std::string& why) {
 
 bool any_failure() { return failed; }
 
-double median_seconds(const Exec& exec, const std::function<void()>& f, int reps) {
-  return interleaved_median_seconds(exec, {f}, reps)[0];
-}
-
-std::vector<double> interleaved_median_seconds(const Exec& exec, const std::vector<std::function<void()>>& fs,
-                                               int reps) {
-  return interleaved_medians(exec, fs, Rounds{reps, reps, 0, false}).wall;
-}
-
 namespace {
 double median(std::vector<double> v) {
   std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
@@ -160,51 +151,60 @@ const CacheFlush& cache_flush() {
   return *flush;
 }
 
-/// `reps` rounded up to whole Williams designs of `calls` calls (bench/support/rounds.hpp).
-int whole_designs(int reps, std::size_t calls) {
-  const int d = static_cast<int>(design_rounds(calls));
-  return (reps + d - 1) / d * d;
-}
 }  // namespace
 
-Medians interleaved_medians(const Exec& exec, const std::vector<std::function<void()>>& fs, const Rounds& rounds) {
+double median_seconds(const Exec& exec, const std::function<void()>& f, int reps) {
+  const CacheFlush& flush = cache_flush();
+  f();  // warm-up
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    exec.fence();
+    flush(exec);
+    Kokkos::Timer timer;
+    f();
+    exec.fence();
+    t.push_back(timer.seconds());
+  }
+  return median(t);
+}
+
+Medians timed_rounds(benchmark::State& state, const Exec& exec, const std::vector<std::function<void()>>& fs,
+                     bool device_clock) {
   std::vector<std::vector<double>> wall(fs.size()), gpu(fs.size());
   const CacheFlush& flush = cache_flush();
   for (const auto& f : fs) f();  // warm-up
-  // Rounds in whole Williams designs: every call takes every place after the flush, and
-  // follows every other call, equally often (bench/support/rounds.hpp). Rounds that rotate one
-  // fixed order have each call always follow the same one: in the H100's tuning verification the
-  // tuned call, which followed CUB's, read a median 1.027 x the time of the sweep point that ran
-  // the very same configuration (results/h100-cuda/experiments/reduce-table-verification-rounds).
-  const int min_reps = whole_designs(rounds.reps, fs.size());
-  const int max_reps = whole_designs(rounds.max_reps, fs.size());
-  double timed = 0;
-  int reps = 0;
-  for (; reps < min_reps || (reps < max_reps && (timed < rounds.seconds || reps % design_rounds(fs.size()) != 0));
-       ++reps)
+  // Rounds in whole Williams designs (add_rounds): rounds that rotate one fixed order have each
+  // call always follow the same one: in the H100's tuning verification the tuned call, which
+  // followed CUB's, read a median 1.027 x the time of the sweep point that ran the very same
+  // configuration (results/h100-cuda/experiments/reduce-table-verification-rounds).
+  std::size_t round = 0;
+  for (auto _ : state) {
     for (std::size_t j = 0; j < fs.size(); ++j) {
-      const std::size_t k = round_order(j, std::size_t(reps), fs.size());
+      const std::size_t k = round_order(j, round, fs.size());
       exec.fence();
       flush(exec);
       Kokkos::Timer timer;
       fs[k]();
       exec.fence();
       wall[k].push_back(timer.seconds());
-      timed += wall[k].back();
     }
+    state.SetIterationTime(wall[0].back());
+    ++round;
+  }
   Medians m;
-  m.rounds = reps;
+  m.rounds = static_cast<int>(round);
+  if (round == 0) return m;
   for (std::size_t k = 0; k < fs.size(); ++k) m.wall.push_back(median(wall[k]));
 #if defined(KOKKOS_ENABLE_CUDA)
   // Device times in rounds of their own: recording events costs the host time, and after a
   // call that waits for its result the stop event takes one more round trip, which the wall
   // times above must not include.
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    if (!rounds.device) return m;
+    if (!device_clock) return m;
     kps::cuda::EventTimer events;
-    for (int i = 0; i < reps; ++i)
+    for (std::size_t i = 0; i < round; ++i)
       for (std::size_t j = 0; j < fs.size(); ++j) {
-        const std::size_t k = round_order(j, std::size_t(i), fs.size());
+        const std::size_t k = round_order(j, i, fs.size());
         exec.fence();
         flush(exec);
         events.start(exec);
@@ -214,6 +214,8 @@ Medians interleaved_medians(const Exec& exec, const std::vector<std::function<vo
       }
     for (std::size_t k = 0; k < fs.size(); ++k) m.gpu.push_back(median(gpu[k]));
   }
+#else
+  (void)device_clock;
 #endif
   return m;
 }
@@ -221,6 +223,13 @@ Medians interleaved_medians(const Exec& exec, const std::vector<std::function<vo
 void empty_launch(const Exec& exec) {
   Kokkos::parallel_for("kps::bench::empty_launch", Kokkos::RangePolicy<Exec>(exec, 0, 1), KOKKOS_LAMBDA(int){});
   exec.fence();
+}
+
+void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call, double seconds) {
+  state.counters["GB/s"] = seconds > 0 ? bytes_per_call / seconds / 1e9 : 0.0;
+  state.counters["elements/s"] = seconds > 0 ? static_cast<double>(n) / seconds : 0.0;
+  state.counters["N"] = static_cast<double>(n);
+  state.counters["wall_us"] = 1e6 * seconds;
 }
 
 void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call) {
@@ -234,6 +243,11 @@ benchmark::internal::Benchmark* add(const std::string& name, std::function<void(
   return benchmark::RegisterBenchmark(name.c_str(), [fn](benchmark::State& s) { fn(s); })
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond);
+}
+
+benchmark::internal::Benchmark* add_rounds(const std::string& name, int rounds,
+                                           std::function<void(benchmark::State&)> fn) {
+  return add(name, std::move(fn))->Iterations(rounds);
 }
 
 }  // namespace kps::bench

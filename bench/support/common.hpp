@@ -16,6 +16,7 @@
 
 #include "support/environment.hpp"
 #include "support/execution_space.hpp"
+#include "support/rounds.hpp"
 #include "kps/types.hpp"
 
 namespace kps::bench {
@@ -82,46 +83,41 @@ double timed_loop(benchmark::State& state, const Exec& exec, F&& f) {
   return times[times.size() / 2];
 }
 
-/// Median seconds of `reps` timed calls of f (for peers measured inside a benchmark).
+/// Median seconds of `reps` timed calls of f, each after a cache flush (a calibration inside a
+/// benchmark, not the benchmark's own timing).
 double median_seconds(const Exec& exec, const std::function<void()>& f, int reps = 15);
 
-/// Medians of the calls in `fs`, timed in interleaved rounds (each round times every call once,
-/// after one warm-up round, in the orders of a Williams design, bench/support/rounds.hpp: in whole
-/// designs, every call takes every place and follows every other call equally often, so
-/// no call keeps one place or one predecessor): a variant and its peers see the same device
-/// state, so a drift of that state (placement of a fresh allocation, clocks) moves them
-/// alike and their ratio stays a ratio measured side by side. On GPUs an untimed read of 4x
-/// the last-level cache precedes every timed call, so no call pays for its predecessor's
-/// writes (bench/support/common.cpp, CacheFlush).
-std::vector<double> interleaved_median_seconds(const Exec& exec, const std::vector<std::function<void()>>& fs,
-                                               int reps = 15);
-
-/// The same rounds (`wall`), then, where the backend has device events (CUDA), as many
-/// rounds timed by events on exec (`gpu`: what the GPU spent from the call's first operation
-/// to its last, plus any wait for the host inside the call); `gpu` is empty on other backends.
+/// The benchmark loop of a comparison: each of the state's iterations is one round that times
+/// every call of `fs` once, in the orders of a Williams design (bench/support/rounds.hpp: over
+/// whole designs every call takes every place and follows every other call equally often, so
+/// no call keeps one place or one predecessor), after one untimed warm-up round. A variant and
+/// its peers see the same device state, so a drift of that state (placement of a fresh
+/// allocation, clocks) moves them alike and their ratio stays a ratio measured side by side.
+/// The iteration's time is fs[0]'s (the benchmark's own call). On GPUs an untimed read of 4x
+/// the last-level cache precedes every timed call, so no call pays for its predecessor's writes
+/// (bench/support/common.cpp, CacheFlush). Register such a benchmark with add_rounds, which
+/// fixes its iterations to whole designs: Google Benchmark's own search for an iteration count
+/// would run the setup and the rounds again.
+///
+/// Returns each call's median wall time; where `device_clock` and the backend has device
+/// events (CUDA), as many rounds again timed by events on exec (`gpu`: what the GPU spent from
+/// the call's first operation to its last, plus any wait for the host inside the call), in
+/// rounds of their own because recording events costs the host time.
 struct Medians {
   std::vector<double> wall;
   std::vector<double> gpu;
-  int rounds = 0;  ///< wall-timed rounds (and as many event-timed ones where `gpu` is set)
+  int rounds = 0;
 };
-/// How many rounds (each count rounded up to whole designs): at least `reps`; more, up to
-/// `max_reps`, while the timed calls of the rounds so far add up to less than `seconds`
-/// (short calls get more rounds: the median of 15 calls of 20 us moves with one slow wake-up
-/// of the host). `device` false skips the event-timed rounds (`gpu` stays empty); where they
-/// run, they run as many rounds.
-struct Rounds {
-  int reps = 15;
-  int max_reps = 15;
-  double seconds = 0;
-  bool device = true;
-};
-Medians interleaved_medians(const Exec& exec, const std::vector<std::function<void()>>& fs, const Rounds& rounds);
+Medians timed_rounds(benchmark::State& state, const Exec& exec, const std::vector<std::function<void()>>& fs,
+                     bool device_clock = false);
 
 /// An empty launch on exec and its fence: the floor of any call's time on the backend.
 void empty_launch(const Exec& exec);
 
-/// Sets GB/s (bytes per call / time) and elements/s.
+/// Sets GB/s (bytes per call / time) and elements/s, from the loop's time (timed_loop).
 void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call);
+/// The same from a median of the rounds (timed_rounds), the time every ratio of the row uses.
+void set_rates(benchmark::State& state, std::size_t n, double bytes_per_call, double seconds);
 
 /// A View of n pseudo-random values, a pure function of (seed, index) so that every
 /// benchmark of one (type, N) sees the same input whatever the backend's scheduling
@@ -142,8 +138,26 @@ Kokkos::View<T*, Device> random_view(const std::string& label, std::size_t n, st
   return v;
 }
 
+/// The CUB peers a comparison times in its rounds: on CUDA the toolkit's CUB and, where the build
+/// has one (KPS_CCCL_ROOT), a newer CCCL's.
+constexpr std::size_t cub_peers() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+#if defined(KPS_HAVE_CCCL_PEER)
+    return 2;
+#else
+    return 1;
+#endif
+  }
+#endif
+  return 0;
+}
+
 /// Registers `fn` under `name` as a manual-time benchmark (GPU work is timed with fences).
 benchmark::internal::Benchmark* add(const std::string& name, std::function<void(benchmark::State&)> fn);
+/// The same for a benchmark timed by timed_rounds: `rounds` iterations (rounds_for).
+benchmark::internal::Benchmark* add_rounds(const std::string& name, int rounds,
+                                           std::function<void(benchmark::State&)> fn);
 
 }  // namespace kps::bench
 

@@ -1,6 +1,7 @@
-// bench/support/rounds.hpp — the order of the calls in each interleaved round (bench/support/common.cpp,
-// interleaved_medians): a Williams design, the Latin square that crossover trials use to
-// balance first-order carry-over. Pure functions, tested on the host (test/test_rounds.cpp).
+// bench/support/rounds.hpp — the interleaved rounds of a benchmark (bench/support/common.cpp,
+// timed_rounds): how many a benchmark runs, and the order of the calls in each, a Williams
+// design, the Latin square that crossover trials use to balance first-order carry-over. Pure
+// functions, tested on the host (test/test_rounds.cpp).
 #pragma once
 
 #include <cstddef>
@@ -23,6 +24,29 @@ constexpr std::size_t round_order(std::size_t j, std::size_t r, std::size_t call
   const std::size_t pos = row < calls ? j : calls - 1 - j;
   const std::size_t first = pos == 0 ? 0 : (pos % 2 ? (pos + 1) / 2 : calls - pos / 2);
   return (first + row) % calls;
+}
+
+/// How many rounds a benchmark runs: at least `min`; for calls that move fewer bytes than
+/// `short_bytes`, proportionally more, up to `max` (a median of 15 calls of 20 us moves with one
+/// slow wake-up of the host, one of 15 calls of a few ms does not); `device_clock`: the rounds
+/// are repeated with the device's own clock where the backend has one (CUDA events).
+struct Rounds {
+  int min = 15;
+  int max = 15;
+  double short_bytes = 0;
+  bool device_clock = false;
+};
+
+/// `r`'s rounds for calls of `bytes` each, rounded up to whole designs of `calls` calls (so
+/// that every call takes every place and follows every other call equally often).
+constexpr int rounds_for(const Rounds& r, double bytes, std::size_t calls) {
+  double want = r.min;
+  if (bytes > 0 && r.short_bytes > bytes) want = r.min * (r.short_bytes / bytes);
+  if (want > r.max) want = r.max;
+  if (want < r.min) want = r.min;
+  const int d = static_cast<int>(design_rounds(calls));
+  const int n = static_cast<int>(want + 0.999999);
+  return (n + d - 1) / d * d;
 }
 
 }  // namespace kps::bench

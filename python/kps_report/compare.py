@@ -21,7 +21,6 @@ from kps_report import gbench
 from kps_report.machine import device_label, is_gpu, short_device
 from kps_report.text import fmt, fmt_time, join_parts, markdown_table
 
-NAME_SUFFIXES = ("/manual_time", "/real_time")
 
 
 def column_label(ctx: dict, folder: Path) -> str:
@@ -37,10 +36,7 @@ def column_label(ctx: dict, folder: Path) -> str:
 
 
 def display_name(name: str) -> str:
-    for s in NAME_SUFFIXES:
-        if name.endswith(s):
-            return name[: -len(s)]
-    return name
+    return gbench.base_name(name)
 
 
 def sort_key(name: str):
@@ -125,7 +121,7 @@ def study_section(name: str, title: str, labels: list, results: list, show_all: 
 
 # --- normalised comparisons ---------------------------------------------------------------------
 
-LAT = re.compile(r"latency/kokkos/cosf/chains:1/threads:(?P<threads>\d+)/teams:(?P<teams>\w+)/")
+LAT = re.compile(r"latency/kokkos/cosf/chains:1/threads:(?P<threads>\d+)/teams:(?P<teams>\w+)(?:/|$)")
 
 
 def latency_normalised(labels, results) -> str:
@@ -161,8 +157,8 @@ def latency_normalised(labels, results) -> str:
             + markdown_table(["teams"] + heads, rows) + "\n")
 
 
-OCC = re.compile(r"occupancy/(?:cuda/regs:48/threads:1024|kokkos/threads:1)/blocks:(?P<blocks>[\w+]+)/smem:0K/")
-OCC_CURVE = re.compile(r"occupancy_curve/reduce/int32/(?P<n>\d+)/threads:(?P<threads>\d+)/blocks_per_sm:(?P<b>\d+)/")
+OCC = re.compile(r"occupancy/(?:cuda/regs:48/threads:1024|kokkos/threads:1)/blocks:(?P<blocks>[\w+]+)/smem:0K(?:/|$)")
+OCC_CURVE = re.compile(r"occupancy_curve/reduce/int32/(?P<n>\d+)/threads:(?P<threads>\d+)/blocks_per_sm:(?P<b>\d+)(?:/|$)")
 
 
 def occupancy_normalised(labels, results) -> str:

@@ -69,9 +69,20 @@ def load(path) -> dict:
     return doc
 
 
+# What Google Benchmark appends to a benchmark's name: an explicit iteration count (kps-bench's
+# rounds), repetitions and minimum time set in code, and the timer.
+GB_SEGMENT = re.compile(r"/(iterations:\d+|repeats:\d+|min_time:[^/]+|min_warmup_time:[^/]+|manual_time|real_time)(?=/|$)")
+
+
+def base_name(name: str) -> str:
+    """A benchmark's name without Google Benchmark's own segments: the same benchmark has the same
+    base name whatever its iteration count or timer."""
+    return GB_SEGMENT.sub("", name)
+
+
 def parse_name(name: str) -> dict:
     """'scan/single_pass/int32/1024' -> dict(family, variant, type, n, params)."""
-    parts = name.split("/")
+    parts = base_name(name).split("/")
     rec = {"family": parts[0], "variant": parts[1] if len(parts) > 1 else "", "type": None, "n": None, "params": {}}
     for p in parts[2:]:
         if p in TYPES:
@@ -104,7 +115,7 @@ def records(doc: dict) -> list:
     out = []
     for name in list(runs) + [n for n in aggregates if n not in runs and "median" in aggregates[n]]:
         rec = parse_name(name)
-        rec["name"] = name
+        rec["name"] = base_name(name)
         if name in runs:
             _from_repetitions(rec, runs[name])
         else:
@@ -112,7 +123,7 @@ def records(doc: dict) -> list:
         out.append(rec)
     for name, msg in errors.items():
         rec = parse_name(name)
-        rec.update(name=name, error=msg)
+        rec.update(name=base_name(name), error=msg)
         out.append(rec)
     return out
 

@@ -312,7 +312,7 @@ def verify_checks(records, best, rows, concurrency):
     verification run (reduce/tuned, kokkos, cub and the re-measured optima)."""
     ok = [r for r in records if "error" not in r and r.get("n")]
     get = {(r["family"], r["variant"], r["type"], r["n"]): r for r in ok if r.get("family") == "reduce"}
-    again = {r["name"].split("/manual_time")[0]: r for r in ok if r.get("family") == "reduce_sweep"}
+    again = {gbench.base_name(r["name"]): r for r in ok if r.get("family") == "reduce_sweep"}
     out, failed = [], 0
     for t in gbench.TYPES:
         for n in sorted({k[3] for k in get if k[2] == t}):
