@@ -53,17 +53,47 @@ def analyze(results, figures) -> str:
                   for v in DRAW if v in variants]
         series.append(plots.Series("copy", [point(r["n"], r, "GB/s") for r in rs if r["family"] == "copy"],
                                    color="0.45", linestyle=":"))
+        derived = same_round_peers(rs, variants)
+        series += derived
         png = f"scan_{t}.png"
+        series = [x for x in series if any(pt[1] is not None for pt in x.points)]
         fig = plots.Figure(f"Exclusive scan, {t}: bandwidth against size", "N (elements)", "GB/s", series,
-                           xscale="log2", yscale="log", legend_order=variants + ["copy"],
+                           xscale="log2", yscale="log",
+                           legend_order=variants + ["copy"] + [d.label for d in derived],
                            relative_to="single_pass" if "single_pass" in variants else None)
         if plots.save(figures.path(png), fig, ctx):
             md.append(figures.link(png, f"Exclusive scan, {t}"))
+            if derived:
+                md.append(f"The {t} sweep ran `automatic` alone; its peers' curves (dashed, "
+                          + ", ".join(f"`{d.label}`" for d in derived)
+                          + ") are its GB/s over its `ratio_to_*` counters, the peers' times in the same rounds.\n")
     md.append(targets.table(ok, "scan", "automatic", False, "./kps run --preset cuda --scale full --studies scan"))
     md.append(active_warps(records))
     md.append(tile_sizes(ok, figures, ctx))
     md.append(streams(ok, figures, ctx))
     return join_parts(md)
+
+
+PEER_COUNTERS = {"cub": "ratio_to_cub", "cub_cccl": "ratio_to_cub_cccl", "kokkos": "ratio_to_kokkos",
+                 "copy": "ratio_to_copy"}
+
+
+def same_round_peers(rs, variants) -> list:
+    """Where a type's sweep ran only `automatic` (the targets' run), its peers' GB/s from the same
+    rounds: automatic's GB/s over ratio_to_<peer> (the peer's time over automatic's)."""
+    if variants != ["automatic"]:
+        return []
+    auto = sorted((r for r in rs if r["family"] == "scan" and r["variant"] == "automatic"), key=lambda r: r["n"])
+    has_copy = any(r["family"] == "copy" for r in rs)
+    out = []
+    for peer, key in PEER_COUNTERS.items():
+        if peer == "copy" and has_copy:
+            continue
+        pts = [(r["n"], r["GB/s"] / r[key]) for r in auto if r.get("GB/s") and r.get(key)]
+        if pts:
+            out.append(plots.Series(f"{peer} (same rounds)", pts, linestyle="--",
+                                    color="0.45" if peer == "copy" else None))
+    return out
 
 
 def active_warps(records) -> str:
