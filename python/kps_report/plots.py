@@ -35,6 +35,7 @@ class Series:
     group: Optional[str] = None  # series of one group share a color (measured and predicted)
     linestyle: Optional[str] = None
     color: Optional[str] = None  # a fixed color (a reference such as the copy: gray)
+    marker: Optional[str] = None  # a fixed marker (figures of one family keep one meaning per marker)
 
 
 @dataclass
@@ -125,8 +126,9 @@ def save(path: Path, fig: Figure, ctx: dict) -> bool:
         else:
             style = s.linestyle or ("-" if with_model else LINESTYLES[i % len(LINESTYLES)])
             (h,) = ax.plot(x, y, color=color, linestyle=style,
-                           linewidth=max(1.0, 2.4 - 0.25 * i), marker=MARKERS[i % len(MARKERS)],
-                           markersize=max(4.0, 9.0 - 0.8 * i), markerfacecolor="none", markeredgewidth=1.3,
+                           linewidth=max(1.0, 2.4 - 0.25 * i), marker=s.marker or MARKERS[i % len(MARKERS)],
+                           markersize=7.0 if s.marker else max(4.0, 9.0 - 0.8 * i), markerfacecolor="none",
+                           markeredgewidth=1.3,
                            zorder=z, label=s.label)
             spread = [(p[0], p[2]) for p in pts if p[2] is not None]
             if len(spread) >= 2:

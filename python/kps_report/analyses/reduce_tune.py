@@ -38,6 +38,8 @@ TARGET_BEST = 1.05    # tuned (or the table's entry) within 5 % of the sweep's b
 TYPE_SIZE = gbench.TYPE_SIZE
 LARGE_N = 1 << 26     # from here the CUB and bandwidth targets apply
 TARGET_CUB = 1.0
+# One color per team size in every sweep figure (host and GPU sizes).
+TEAM_COLORS = {1: "C0", 2: "C1", 4: "C2", 64: "C0", 128: "C1", 256: "C2", 512: "C3", 1024: "C4"}
 
 
 def table_slug(ctx):
@@ -269,10 +271,14 @@ def plot_size(path: Path, t, n, pts, best, ctx) -> bool:
         curves.setdefault((c.team, c.waves), []).append((x, r["tune_seconds"] * 1e6, spread))
     series = []
     for (team, waves), xy in sorted(curves.items()):
-        # a capped league runs every items count at nearly one load per thread: markers, no line
+        # a capped league runs every items count at nearly one load per thread: markers, no line;
+        # color by team size, marker by league (the same in every figure): seed circles, one
+        # wave triangles, more waves squares
         series.append(plots.Series(f"team {team}" + (f", capped at {waves} wave{'s' if waves > 1 else ''}"
                                                      if waves else ""),
-                                   xy, group=f"team {team}", linestyle="-" if not waves else "none"))
+                                   xy, group=f"team {team}", linestyle="-" if not waves else "none",
+                                   color=TEAM_COLORS.get(team),
+                                   marker="o" if not waves else ("^" if waves == 1 else "s")))
     c, s = best
     bx = x_of(c, pts[c])
     capped = "\ncapped leagues: points spread around their load by items, fewer to more" if items_of else ""

@@ -60,7 +60,8 @@ def analyze(results, figures) -> str:
         fig = plots.Figure(f"Exclusive scan, {t}: bandwidth against size", "N (elements)", "GB/s", series,
                            xscale="log2", yscale="log",
                            legend_order=variants + ["copy"] + [d.label for d in derived],
-                           relative_to="single_pass" if "single_pass" in variants else None)
+                           relative_to="single_pass" if "single_pass" in variants else
+                           ("automatic" if derived else None))
         if plots.save(figures.path(png), fig, ctx):
             md.append(figures.link(png, f"Exclusive scan, {t}"))
             if derived:
