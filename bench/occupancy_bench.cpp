@@ -12,6 +12,7 @@
 // kernel's registers and shared memory as cudaFuncGetAttributes reports them, the runtime's
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor where it applies, and the limiters.
 // On host backends the portable spin runs a few points without model claims.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -230,6 +231,10 @@ std::vector<int> register_variants() {
 /// Whether a launch can run at all (the sweeps skip what the backend refuses: more team
 /// scratch than Kokkos allows, more threads than a register-heavy kernel can launch).
 bool launchable(const Launch& l) {
+  if (l.native()) {  // a register cap this build offers (nvcc before 12.4: none)
+    const std::vector<int> offered = register_variants();
+    if (std::find(offered.begin(), offered.end(), l.registers) == offered.end()) return false;
+  }
   if (!l.native() && l.pressure)
     return with_bounds(l.bounds, [&](auto type) {
       using F = typename decltype(type)::type;

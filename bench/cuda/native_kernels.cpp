@@ -91,24 +91,31 @@ __device__ void spin_body(long long cycles, unsigned smem_words, long long* out)
 __global__ void spin_kernel_free(long long cycles, unsigned smem_words, long long* out) {
   spin_body<0>(cycles, smem_words, out);
 }
+// A kernel's own register cap (__maxnreg__) needs nvcc 12.4 or later; before it only the
+// compiler's choice is offered (spin_register_variants).
+#if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ >= 1204)
+#define KPS_HAVE_MAXNREG 1
 template <int Registers>
 __global__ void __maxnreg__(Registers) spin_kernel_regs(long long cycles, unsigned smem_words, long long* out) {
   spin_body<Registers>(cycles, smem_words, out);
 }
+#endif
 
 using SpinKernel = void (*)(long long, unsigned, long long*);
 
 SpinKernel spin_kernel_for(int registers) {
   switch (registers) {
     case 0: return spin_kernel_free;
+#if defined(KPS_HAVE_MAXNREG)
     case 32: return spin_kernel_regs<32>;
     case 48: return spin_kernel_regs<48>;
     case 64: return spin_kernel_regs<64>;
     case 96: return spin_kernel_regs<96>;
     case 128: return spin_kernel_regs<128>;
+#endif
     default:
       throw std::invalid_argument("kps::cuda::spin_native: no kernel with " + std::to_string(registers) +
-                                  " registers (0, 32, 48, 64, 96 or 128)");
+                                  " registers in this build (registers fixed per kernel need nvcc 12.4 or later)");
   }
 }
 
@@ -166,7 +173,11 @@ void cos_loop_native(const Kokkos::Cuda& exec, const CosLoopConfig& cfg, int* ou
 KernelAttributes cos_loop_native_attributes(int chains, CosMath math) { return attributes_of(cos_kernel_for(chains, math)); }
 
 const std::vector<int>& spin_register_variants() {
+#if defined(KPS_HAVE_MAXNREG)
   static const std::vector<int> variants{0, 32, 48, 64, 96, 128};
+#else
+  static const std::vector<int> variants{0};
+#endif
   return variants;
 }
 

@@ -12,7 +12,10 @@
 
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
-#include <cuda/version>
+#include <cub/version.cuh>
+#if __has_include(<cuda/version>)
+#include <cuda/version>  // CCCL 2 and later
+#endif
 
 #ifndef KPS_CUB_PEER_NAMESPACE
 #define KPS_CUB_PEER_NAMESPACE kps::cuda
@@ -20,10 +23,15 @@
 
 namespace KPS_CUB_PEER_NAMESPACE {
 
-/// "CCCL 3.0.1": the CUB these peers were compiled against.
+/// "CCCL 3.0.1" (or "CUB 1.17.2" before CCCL): the CUB these peers were compiled against.
 std::string cub_version() {
+#if defined(CCCL_MAJOR_VERSION)
   return "CCCL " + std::to_string(CCCL_MAJOR_VERSION) + "." + std::to_string(CCCL_MINOR_VERSION) + "." +
          std::to_string(CCCL_PATCH_VERSION);
+#else
+  return "CUB " + std::to_string(CUB_MAJOR_VERSION) + "." + std::to_string(CUB_MINOR_VERSION) + "." +
+         std::to_string(CUB_SUBMINOR_VERSION);
+#endif
 }
 
 namespace {

@@ -70,9 +70,10 @@ struct BackendWait<Kokkos::Cuda> {
 
 template <>
 struct BackendPrefetch<Kokkos::Cuda> {
-  /// [p, p + bytes) into L2 where p is 16-byte aligned; a hint, with nothing to wait for.
+  /// [p, p + bytes) into L2 where p is 16-byte aligned; a hint, with nothing to wait for
+  /// (Hopper and later; the instruction is PTX ISA 8.0, nvcc 12.0: older toolkits skip it).
   KOKKOS_INLINE_FUNCTION static void l2(const void* p, std::size_t bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ >= 12
     if (bytes >= 16 && reinterpret_cast<std::uintptr_t>(p) % 16 == 0)
       asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(unsigned(bytes & ~std::size_t(15)))
                    : "memory");
