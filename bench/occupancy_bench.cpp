@@ -238,7 +238,7 @@ bool launchable(const Launch& l) {
   if (!l.native() && l.pressure)
     return with_bounds(l.bounds, [&](auto type) {
       using F = typename decltype(type)::type;
-      const F functor;
+      F functor;  // not const: a const object of a class without a user-provided constructor needs an initializer
       return l.threads <= typename F::Policy(1, 1).team_size_max(functor, Kokkos::ParallelForTag{});
     });
   if (!l.native()) return l.smem <= static_cast<std::size_t>(SpinFunctor::Policy::scratch_size_max(0));

@@ -120,12 +120,37 @@ def records(doc: dict) -> list:
             _from_repetitions(rec, runs[name])
         else:
             _from_aggregates(rec, aggregates[name])
+        _time_of_rounds(rec)
         out.append(rec)
     for name, msg in errors.items():
         rec = parse_name(name)
         rec.update(name=base_name(name), error=msg)
         out.append(rec)
     return out
+
+
+def _time_of_rounds(rec: dict) -> None:
+    """A comparison timed in interleaved rounds (counters `rounds` and `wall_us`): its time is the
+    median of its rounds, the time its ratios use, and its GB/s follows from it; Google
+    Benchmark's own time (the mean over the loop, or an older binary's separate loop) is kept as
+    `loop_seconds`. Every figure of a row then comes from the same measurements."""
+    if not rec.get("rounds") or not rec.get("wall_us"):
+        return
+    loop = rec["seconds"]
+    rec["loop_seconds"] = loop
+    rec["seconds"] = rec["wall_us"] * 1e-6
+    # Rates an older binary took from its loop: elements/s x time = N tells which time they used.
+    n, rate = rec.get("N"), rec.get("elements/s")
+    if n and rate:
+        factor = n / (rate * rec["seconds"])
+        if abs(factor - 1) > 1e-6:
+            for key in ("GB/s", "elements/s"):
+                if rec.get(key):
+                    rec[key] *= factor
+    s = rec["spread"].get("wall_us")
+    if s:
+        scale = lambda v: v * 1e-6 if v is not None else None  # noqa: E731
+        rec["spread"]["seconds"] = Spread(scale(s.stddev), s.cv, scale(s.lo), scale(s.hi))
 
 
 def _from_repetitions(rec: dict, rs: list) -> None:
