@@ -108,7 +108,7 @@ constexpr std::size_t reduction_calls(int inputs, std::size_t peers) {
 /// The rounds of a reduction of N elements of T (registration: add_rounds).
 template <class T>
 int reduction_rounds(std::size_t n, int inputs, std::size_t peers, const Rounds& r = study_rounds) {
-  return rounds_for(r, double(inputs) * double(n) * sizeof(T), reduction_calls(inputs, peers));
+  return comparison_rounds(r, double(inputs) * double(n) * sizeof(T), reduction_calls(inputs, peers));
 }
 
 /// A call of a variant: returns the value (Async false) or writes it to the rank-0 View r.
@@ -431,7 +431,7 @@ void register_type(const Options& o, std::size_t n) {
       [=](benchmark::State& s) { run_reduction<T>(s, n, 2, "kokkos_kernels", blas_dot.call); });
   // Only where the rounds flush a cache (GPUs): on a host the flush does nothing to time.
   if (const std::size_t l2 = o.device.l2_bytes; !o.host && l2 > 0)
-    add_rounds("reduce_copy/writeback" + suffix, rounds_for(study_rounds, 2.0 * double(n) * sizeof(T), 3), [=](benchmark::State& s) { run_copy_writeback<T>(s, n, l2); });
+    add_rounds("reduce_copy/writeback" + suffix, comparison_rounds(study_rounds, 2.0 * double(n) * sizeof(T), 3), [=](benchmark::State& s) { run_copy_writeback<T>(s, n, l2); });
   register_sweep<T>(o, n, suffix);
 }
 

@@ -52,7 +52,7 @@ constexpr Rounds scan_rounds{15, 101, double(1 << 28), false};
 constexpr std::size_t scan_calls = 4 + cub_peers();
 template <class T>
 int rounds_of_scan(std::size_t n) {
-  return rounds_for(scan_rounds, 2.0 * double(n) * sizeof(T), scan_calls);
+  return comparison_rounds(scan_rounds, 2.0 * double(n) * sizeof(T), scan_calls);
 }
 
 /// Runs one scan variant: checks it, then times it in rounds with its peers (timed_rounds): a

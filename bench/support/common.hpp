@@ -17,6 +17,7 @@
 #include "support/environment.hpp"
 #include "support/execution_space.hpp"
 #include "support/rounds.hpp"
+#include "kps/impl/kokkos_compat.hpp"
 #include "kps/types.hpp"
 
 namespace kps::bench {
@@ -151,6 +152,13 @@ constexpr std::size_t cub_peers() {
   }
 #endif
   return 0;
+}
+
+/// `r`'s rounds for calls of `bytes` each on Exec (rounds_for): on a host backend the minimum,
+/// since its calls take milliseconds where a GPU's take microseconds (the growth for short calls
+/// is a GPU's).
+inline int comparison_rounds(const Rounds& r, double bytes, std::size_t calls) {
+  return rounds_for(r, kps::impl::is_host_space_v<Exec> ? 0.0 : bytes, calls);
 }
 
 /// Registers `fn` under `name` as a manual-time benchmark (GPU work is timed with fences).
