@@ -73,6 +73,19 @@ def pyplot():
     return plt
 
 
+# One color and marker per implementation in every figure that draws it (a reader matching
+# cub in one figure with cub in the next); other series take the next free ones.
+KNOWN = {"automatic": ("C0", "o"), "tuned": ("C0", "o"), "kps": ("C0", "o"), "single_pass": ("C1", "s"),
+         "cub": ("C3", "D"), "cub_cccl": ("C2", "^"), "kokkos": ("C4", "v"), "kokkos_kernels": ("C5", "<"),
+         "native": ("C6", ">"), "blelloch": ("C8", "p"), "hillis_steele": ("C9", "h"),
+         "read": ("0.3", "x"), "copy": ("0.45", "v")}
+
+
+def _known(label: str):
+    """The fixed style of an implementation's series ("cub", "cub (same rounds)"), or None."""
+    return KNOWN.get(label.split(" (")[0])
+
+
 def _clean(points):
     out = []
     for p in points:
@@ -113,7 +126,9 @@ def save(path: Path, fig: Figure, ctx: dict) -> bool:
     ratios = []
     with_model = any(s.predicted for s, _ in series)  # then measured lines are solid, the model's dashed
     for i, (s, pts) in enumerate(series):
-        color = s.color or f"C{groups.index(s.group or s.label) % 10}"
+        known = None if s.group else _known(s.label)
+        color = s.color or (known[0] if known else f"C{groups.index(s.group or s.label) % 10}")
+        marker = s.marker or (known[1] if known else None)
         x = [p[0] for p in pts]
         y = [p[1] for p in pts]
         z = 2 + i
@@ -126,8 +141,9 @@ def save(path: Path, fig: Figure, ctx: dict) -> bool:
         else:
             style = s.linestyle or ("-" if with_model else LINESTYLES[i % len(LINESTYLES)])
             (h,) = ax.plot(x, y, color=color, linestyle=style,
-                           linewidth=max(1.0, 2.4 - 0.25 * i), marker=s.marker or MARKERS[i % len(MARKERS)],
-                           markersize=7.0 if s.marker else max(4.0, 9.0 - 0.8 * i), markerfacecolor="none",
+                           linewidth=max(1.0, 2.4 - 0.25 * i), marker=marker or MARKERS[i % len(MARKERS)],
+                           markersize=max(5.0, 9.0 - 0.8 * i) if known or not s.marker else 7.0,
+                           markerfacecolor="none",
                            markeredgewidth=1.3,
                            zorder=z, label=s.label)
             spread = [(p[0], p[2]) for p in pts if p[2] is not None]
@@ -159,7 +175,7 @@ def save(path: Path, fig: Figure, ctx: dict) -> bool:
     ax.set_ylabel(fig.ylabel)
     if rel is not None:
         rel.axhline(1.0, color="black", linewidth=0.8, zorder=1)
-        if ratios and max(ratios) / min(ratios) > 10:
+        if ratios and max(ratios) / min(ratios) > 2.5:
             _axis(rel, "y", "log", None)
         rel.set_ylabel(f"over {fig.relative_to}")
         rel.set_xlabel(fig.xlabel)
@@ -198,8 +214,10 @@ def _axis(ax, which, scale, values):
         axis = getattr(ax, f"{which}axis")
         axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}" if v < 1e5 else f"{v:.0f}"))
         lo, hi = (ax.get_ylim() if which == "y" else ax.get_xlim())
-        if hi / lo < 10:  # less than a decade: label every minor tick (1..9 x 10^k)
-            axis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        if hi / lo < 10:  # less than a decade: ticks and labels at 1, 1.2, 1.5, 2, 2.5, 3, 4, ... x 10^k
+            from matplotlib.ticker import LogLocator, NullLocator
+            axis.set_major_locator(LogLocator(base=10, subs=(1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0)))
+            axis.set_minor_locator(NullLocator())
         elif hi / lo < 100:  # less than two decades: label 2, 3 and 5 x 10^k too
             axis.set_minor_formatter(FuncFormatter(
                 lambda v, _: f"{v:g}" if f"{v:.0e}"[0] in "235" else ""))
