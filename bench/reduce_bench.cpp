@@ -210,7 +210,12 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
     benchmark::DoNotOptimize(result);
     if (t.wall.empty()) return;
     set_rates(state, n, double(inputs) * n * sizeof(T), t.wall[0]);
-    // Each peer's value, from one more call of its own.
+    // The variant's value again after the timed calls (a defect that shows only on repeated
+    // calls must not time well and pass), and each peer's, from one more call of its own.
+    call();
+    exec.fence();
+    error = compare_scalar(value(), want, n);
+    if (!error.empty()) return fail(state, variant + " (after the timed calls): " + error);
     for (const auto& p : peers) {
       run(p.call);
       error = compare_scalar(value(), want, n);

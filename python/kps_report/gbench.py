@@ -143,14 +143,20 @@ def _time_of_rounds(rec: dict) -> None:
     n, rate = rec.get("N"), rec.get("elements/s")
     if n and rate:
         factor = n / (rate * rec["seconds"])
-        if abs(factor - 1) > 1e-6:
+        if abs(factor - 1) > 1e-3:
             for key in ("GB/s", "elements/s"):
                 if rec.get(key):
                     rec[key] *= factor
+                    sp = rec["spread"].get(key)
+                    if sp:  # the loop's spread, moved with its median
+                        mul = lambda v: v * factor if v is not None else None  # noqa: E731
+                        rec["spread"][key] = Spread(mul(sp.stddev), sp.cv, mul(sp.lo), mul(sp.hi))
     s = rec["spread"].get("wall_us")
     if s:
         scale = lambda v: v * 1e-6 if v is not None else None  # noqa: E731
         rec["spread"]["seconds"] = Spread(scale(s.stddev), s.cv, scale(s.lo), scale(s.hi))
+    else:  # the loop's spread does not surround the rounds' median
+        rec["spread"].pop("seconds", None)
 
 
 def _from_repetitions(rec: dict, rs: list) -> None:
