@@ -67,13 +67,17 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
   try {
     auto in = random_view<T>("kps::bench::in", n, 1234 + n);
     DeviceView<T> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::out"), n);
-    // Check on poisoned output (in place: on a fresh copy of the input).
-    poison(out);
-    if (in_place) Kokkos::deep_copy(out, in);
-    scan(in_place ? out : in, out);
-    exec.fence();
-    const std::string error = compare(to_host(out), cached_reference(in));
-    if (!error.empty()) return fail(state, variant + ": " + error);
+    // A check on poisoned output (in place: on a fresh copy of the input), before the timed calls
+    // and again after them: a defect that shows only on repeated calls (state a call leaves in
+    // the reused workspace) must not time well and pass.
+    const auto check = [&] {
+      poison(out);
+      if (in_place) Kokkos::deep_copy(out, in);
+      scan(in_place ? out : in, out);
+      exec.fence();
+      return compare(to_host(out), cached_reference(in));
+    };
+    if (const std::string error = check(); !error.empty()) return fail(state, variant + ": " + error);
 
     DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
     std::vector<std::function<void()>> calls{[&] { scan(in_place ? out : in, out); },
@@ -91,14 +95,8 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
     if (calls.size() != scan_calls) return fail(state, variant + ": the rounds' calls differ from scan_calls");
     const Medians t = timed_rounds(state, exec, calls);
     if (t.wall.empty()) return;
-    // Checked again after the timed calls: a defect that shows only on repeated calls (state a
-    // call leaves in the reused workspace) must not time well and pass.
-    poison(out);
-    if (in_place) Kokkos::deep_copy(out, in);
-    scan(in_place ? out : in, out);
-    exec.fence();
-    const std::string again = compare(to_host(out), cached_reference(in));
-    if (!again.empty()) return fail(state, variant + " (after the timed calls): " + again);
+    if (const std::string error = check(); !error.empty())
+      return fail(state, variant + " (after the timed calls): " + error);
     set_rates(state, n, 2.0 * n * sizeof(T), t.wall[0]);
     state.counters["ratio_to_copy"] = t.wall[1] / t.wall[0];
     state.counters["ratio_to_kokkos"] = t.wall[2] / t.wall[0];
