@@ -85,7 +85,7 @@ def parser() -> Parser:
     tt.add_argument("dir", help="folder of the sweep JSON (<results>/<machine>/reduce/tune)")
     tt.add_argument("--out", default="", help="write the table, CSV, figures and tune.md here")
     tt.add_argument("--in-place", action="store_true", help="re-render a committed folder in place")
-    sl = sub.add_parser("slim", help="keep the aggregates (and min/max) of a JSON written with every repetition")
+    sl = sub.add_parser("slim", help="keep the aggregates a report reads (median, cv, min, max) of a JSON written with every repetition, or slimmed before")
     sl.add_argument("json")
     sl.add_argument("--out", required=True)
     v = sub.add_parser("salvage", help="keep the completed benchmarks of an interrupted run's .partial JSON")
@@ -358,7 +358,7 @@ def _write_json(doc: dict, path: Path) -> None:
 
 
 def cmd_slim(a, lay: Layout, argv) -> int:
-    doc = gbench.slim(gbench.load(a.json))
+    doc = gbench.slim(gbench.load(a.json), gbench.READ_AGGREGATES)
     _write_json(doc, Path(a.out))
     say(f"slimmed {a.json} into {a.out}: {len(doc['benchmarks'])} entries")
     return 0

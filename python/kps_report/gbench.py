@@ -219,10 +219,16 @@ def bounds(rec: dict, key: str):
     return None
 
 
-def slim(doc: dict) -> dict:
+# The aggregates a report reads: the median, and the spread as cv, min and max (mean and
+# stddev add nothing to them and make long sweeps a third larger).
+READ_AGGREGATES = ("median", "cv", "min", "max")
+
+
+def slim(doc: dict, keep: Optional[tuple] = None) -> dict:
     """Keeps the aggregates of each benchmark (mean, median, stddev, cv) and failed runs, and
     replaces the per-repetition entries by two aggregates of their own, `min` and `max`, so that
-    long sweeps stay small and keep their spread; context kps_slimmed says so. A run without
+    long sweeps stay small and keep their spread; context kps_slimmed says so. `keep` (e.g.
+    READ_AGGREGATES) names the aggregates kept, of a document slimmed before too. A run without
     repetitions (no aggregates) is returned as it is."""
     if not any(b.get("aggregate_name") == "median" for b in doc["benchmarks"]):
         return doc
@@ -246,9 +252,12 @@ def slim(doc: dict) -> dict:
                         if vals:
                             e[k] = pick(vals)
                     kept.append(e)
+    if keep is not None:
+        kept = [b for b in kept if b.get("run_type") != "aggregate" or b.get("aggregate_name") in keep]
     doc["benchmarks"] = kept
-    doc["context"]["kps_slimmed"] = ("per-repetition entries replaced by min and max aggregates "
-                                     "(the mean, median, stddev and cv aggregates kept)")
+    doc["context"]["kps_slimmed"] = ("per-repetition entries replaced by min and max aggregates (the "
+                                     + (", ".join(keep) if keep is not None else "mean, median, stddev and cv")
+                                     + " aggregates kept)")
     return doc
 
 

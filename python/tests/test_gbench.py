@@ -94,3 +94,16 @@ def test_a_folder_merges_runs_newest_complete_first(tmp_path):
     assert r["seconds"] == pytest.approx(2e-3)  # the newest complete run, not the interrupted one
     assert res.context["date"] == "2025-03-01"
     assert len(res.files) == 3
+
+
+def test_slim_keeps_the_aggregates_a_report_reads():
+    doc = document(entries("reduce/tuned/double/4096", [10.0, 12.0, 11.0], unit="us", wall_us=[5.0, 7.0, 6.0]))
+    full = gbench.records(gbench.slim(json.loads(json.dumps(doc))))[0]
+    thin = gbench.slim(gbench.slim(json.loads(json.dumps(doc))), gbench.READ_AGGREGATES)  # slimmed twice
+    kinds = sorted(b.get("aggregate_name", "rep") for b in thin["benchmarks"])
+    assert kinds == ["cv", "max", "median", "min"]
+    (r,) = gbench.records(thin)
+    assert r["seconds"] == pytest.approx(full["seconds"])
+    for key in ("seconds", "wall_us"):
+        assert r["spread"][key].cv == pytest.approx(full["spread"][key].cv)
+        assert (r["spread"][key].lo, r["spread"][key].hi) == (full["spread"][key].lo, full["spread"][key].hi)
