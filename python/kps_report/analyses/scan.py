@@ -56,7 +56,6 @@ def analyze(results, figures) -> str:
         derived = same_round_peers(rs, variants)
         series += derived
         png = f"scan_{t}.png"
-        series = [x for x in series if any(pt[1] is not None for pt in x.points)]
         fig = plots.Figure(f"Exclusive scan, {t}: bandwidth against size", "N (elements)", "GB/s", series,
                            xscale="log2", yscale="log",
                            legend_order=variants + ["copy"] + [d.label for d in derived],
