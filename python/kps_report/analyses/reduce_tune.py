@@ -354,8 +354,8 @@ def verify_checks(records, best, rows, concurrency):
                     marks.append(f"> {TARGET_BEST:.2f} x sweep best")
             cub, copy = tuned.get("ratio_to_cub"), tuned.get("ratio_to_copy")
             read = tuned.get("ratio_to_read") if n in READ_SIZES else None
-            # a CUDA run of an older binary timed no streaming read: its read target is unchecked
-            unread += n in READ_SIZES and tuned.get("ratio_to_cub") is not None and read is None
+            if n in READ_SIZES and cub is not None and read is None:
+                unread += 1  # a CUDA run of an older binary timed no streaming read: target unchecked
             if n >= LARGE_N and cub is not None and cub < TARGET_CUB:
                 marks.append(f"< {TARGET_CUB} x CUB")
             if cub is not None and read is not None and read < READ_TARGET:
