@@ -7,7 +7,9 @@
 // (ratio_to_copy, _kokkos, _cub, _cub_cccl) and launch_floor_us, an empty launch and its fence,
 // come from interleaved rounds of the same process (support/common.hpp).
 // Also: the team scans against the tile size (scan_tile/...), the active warps of one tile
-// (scan_warps/...) and many small scans at once on several instances (scan_streams/...).
+// (scan_warps/...) and many small scans at once on several instances (scan_streams/...), and the
+// single pass's knobs: scan_sweep, scan_delay, scan_prefetch, scan_lookback, and scan_tune, the
+// sweep `kps tune` writes the tuning table's scan rows from.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -59,10 +61,12 @@ int rounds_of_scan(std::size_t n) {
 /// device copy (ratio_to_copy), Kokkos' parallel_scan (ratio_to_kokkos: what `automatic` must
 /// never fall below), the floor of any call (launch_floor_us: an empty launch and its fence,
 /// what a launch-bound size cannot beat) and on CUDA CUB (ratio_to_cub, ratio_to_cub_cccl).
-/// GB/s and every ratio come from the medians of the same rounds.
+/// GB/s and every ratio come from the medians of the same rounds. Without `peers` (the tuning
+/// sweep's hundreds of points) the rounds time the variant alone.
 template <class T>
 void run_scan(benchmark::State& state, std::size_t n, const std::string& variant,
-              const std::function<void(const DeviceView<T>&, const DeviceView<T>&)>& scan, bool in_place) {
+              const std::function<void(const DeviceView<T>&, const DeviceView<T>&)>& scan, bool in_place,
+              bool peers = true) {
   const Exec exec;
   try {
     auto in = random_view<T>("kps::bench::in", n, 1234 + n);
@@ -79,6 +83,15 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
     };
     if (const std::string error = check(); !error.empty()) return fail(state, variant + ": " + error);
 
+    if (!peers) {
+      const Medians t = timed_rounds(state, exec, {[&] { scan(in_place ? out : in, out); }});
+      if (t.wall.empty()) return;
+      if (const std::string error = check(); !error.empty())
+        return fail(state, variant + " (after the timed calls): " + error);
+      set_rates(state, n, 2.0 * n * sizeof(T), t.wall[0]);
+      state.counters["rounds"] = static_cast<double>(t.rounds);
+      return;
+    }
     DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
     std::vector<std::function<void()>> calls{[&] { scan(in_place ? out : in, out); },
                                              [&] { Kokkos::deep_copy(exec, copy, in); },
@@ -177,18 +190,20 @@ void add_single_pass(const std::string& name, std::size_t n, const SinglePassPol
 }
 
 /// Registers the single-pass scan at the points of a sweep as one family, <family>/<axis>:<value>/...
-/// (Google Benchmark's arguments and their names), with the policy `policy_of` makes of a point.
+/// (Google Benchmark's arguments and their names), with the policy `policy_of` makes of a point;
+/// timed with its peers, or alone (`peers` false: rounds of its own call only).
 template <class T>
 void add_single_pass_points(const std::string& family, std::size_t n, const std::vector<std::string>& axes,
                             const std::vector<std::vector<std::int64_t>>& points,
-                            SinglePassPolicy (*policy_of)(const benchmark::State&)) {
+                            SinglePassPolicy (*policy_of)(const benchmark::State&), bool peers = true) {
   if (points.empty()) return;
-  auto* b = add_rounds(family, rounds_of_scan<T>(n), [=](benchmark::State& s) {
+  const int rounds = peers ? rounds_of_scan<T>(n) : comparison_rounds(scan_rounds, 2.0 * double(n) * sizeof(T), 1);
+  auto* b = add_rounds(family, rounds, [=](benchmark::State& s) {
     ScanOptions opt;
     opt.single_pass = policy_of(s);
     run_scan<T>(s, n, "single_pass", [opt](const DeviceView<T>& in, const DeviceView<T>& out) {
       exclusive_scan(Exec(), in, out, ScanAlgorithm::single_pass, opt);
-    }, false);
+    }, false, peers);
   });
   b->ArgNames(axes);
   for (const auto& p : points) b->Args(p);
@@ -268,6 +283,41 @@ void register_type(const Options& o, std::size_t n) {
                                 return SinglePassPolicy{int(s.range(0)), int(s.range(1)), TileLoad::staged,
                                                         int(s.range(2)), int(s.range(3))};
                               });
+  }
+  // `kps tune`'s scan sweep, the table's scan rows (GPUs): scan_tune/single_pass/<type>/<N>/team:T/
+  // items:I/delay:D/poll:P/prefetch:F on staged tiles of 16 to 32 KiB (the shapes of the H100's
+  // mid-size sweeps' optima and their neighbours), the look-back's sleeps as the table's rows use them
+  // (none, 600 or 2400 ns before the first read, or 600 ns between polls) and no or a 64-tile L2
+  // prefetch; and scan_tune/kokkos/<type>/<N>, Kokkos' scan, which the table picks where it is
+  // faster. Each point is timed alone, in rounds of its own call (the sweep has hundreds).
+  if (!o.host) {
+    const std::vector<std::pair<int, int>> shapes =
+        sizeof(T) <= 4 ? std::vector<std::pair<int, int>>{{128, 32}, {256, 32}, {128, 64}, {256, 16}, {512, 16}}
+                       : std::vector<std::pair<int, int>>{{128, 16}, {256, 16}, {128, 32}, {128, 24}};
+    std::vector<std::vector<std::int64_t>> points;
+    for (auto [team, items] : shapes)
+      for (auto [delay, poll] : {std::pair{0, 0}, std::pair{600, 0}, std::pair{2400, 0}, std::pair{0, 600}})
+        for (int ahead : {0, 64}) {
+          SinglePassPolicy policy{team, items, TileLoad::staged, delay, poll};
+          policy.prefetch_tiles = ahead;
+          if (kps::impl::single_pass_launchable<Exec, T>(Exec(), policy))
+            points.push_back({team, items, delay, poll, ahead});
+        }
+    add_single_pass_points<T>(
+        "scan_tune/single_pass" + suffix, n, {"team", "items", "delay", "poll", "prefetch"}, points,
+        [](const benchmark::State& s) {
+          SinglePassPolicy policy{int(s.range(0)), int(s.range(1)), TileLoad::staged, int(s.range(2)),
+                                  int(s.range(3))};
+          policy.prefetch_tiles = int(s.range(4));
+          return policy;
+        },
+        false);
+    add_rounds("scan_tune/kokkos" + suffix, comparison_rounds(scan_rounds, 2.0 * double(n) * sizeof(T), 1),
+               [=](benchmark::State& s) {
+                 run_scan<T>(s, n, "kokkos", [](const DeviceView<T>& in, const DeviceView<T>& out) {
+                   exclusive_scan(Exec(), in, out, ScanAlgorithm::kokkos);
+                 }, false, false);
+               });
   }
   // L2 prefetch of the tile a later team takes (scan_prefetch/single_pass/<type>/<N>/team:T/
   // items:I/prefetch:P, GPUs; SinglePassPolicy::prefetch_tiles), at the default delays.

@@ -17,7 +17,7 @@ from pathlib import Path
 from kps_report import gbench, report
 from kps_report.errors import KpsError, die, say, warn
 from kps_report.layout import Layout, is_within, layout as find_layout
-from kps_report.machine import OMP_ENV, bench_context, device_label, file_sha256, machine_name
+from kps_report.machine import OMP_ENV, bench_context, device_label, file_sha256, is_gpu, machine_name
 from kps_report.runner import Interrupted, Runner, Task
 from kps_report.study import SCALES, Job, load_studies, parse_list, study_names
 
@@ -65,15 +65,17 @@ def parser() -> Parser:
     c.add_argument("--out", default="", help="Markdown file to write (default: compare.md in the local results)")
     c.add_argument("--studies", default="", help="comma-separated subset (default: every study with results)")
     c.add_argument("--all", action="store_true", help="also show benchmarks that ran in one folder only")
-    t = sub.add_parser("tune", help="re-tune the reduction on this machine: sweep, table, figures, verification",
-                       description="Runs the seed's sweep of the reduction (studies/reduce/study.json `tune`) into "
-                                   "<results>/<machine>/reduce/tune, writes the lookup table there with its figures "
-                                   "and checks, verifies it, and says how to install it.")
+    t = sub.add_parser("tune", help="re-tune the reduction (and on a GPU the scan) on this machine: sweeps, table, "
+                                    "figures, verification",
+                       description="Runs the seed's sweep of the reduction (studies/reduce/study.json `tune`) and, "
+                                   "on a GPU, the scan sweep (studies/scan/study.json `tune`) into "
+                                   "<results>/<machine>/reduce/tune, writes the lookup table there (reduce and scan "
+                                   "rows) with its figures and checks, verifies it, and says how to install it.")
     t.add_argument("--bench", default="", help="path of kps-bench")
     t.add_argument("--scale", default="small", choices=SCALES,
                    help="small: the seed's sizes (host); full: plus 2^24..2^30 and finer timing (GPU)")
     t.add_argument("--out", default="", help="results folder (default: named after the machine); JSON in OUT/reduce/tune")
-    t.add_argument("--only", default="", help="comma-separated run ids of the tune sweep, and/or 'verify'")
+    t.add_argument("--only", default="", help="comma-separated run ids of the tune sweeps, and/or 'verify', 'verify-scan'")
     t.add_argument("--force", action="store_true", help="re-run sweep runs that are up to date")
     t.add_argument("--repetitions", type=int, default=0, help="override the repetitions of every run")
     t.add_argument("--no-verify", action="store_true", help="skip the verification run of the new table")
@@ -267,10 +269,11 @@ def cmd_tune(a, lay: Layout, argv) -> int:
     from kps_report import tuning
     from kps_report.analyses import reduce_tune
     from kps_report.output import Figures, Staging
-    study = load_studies(["reduce"], lay.studies_dir)[0]
+    study, scan_study = load_studies(["reduce", "scan"], lay.studies_dir)
     jobs = tuning.sweep_jobs(study, a.scale)
     spec = tuning.sweep_spec(study, a.scale)
-    only = _only(a, {"tune": jobs}, extra=[tuning.VERIFY])
+    scan_jobs = tuning.scan_jobs(scan_study, a.scale)
+    only = _only(a, {"tune": jobs + scan_jobs}, extra=[tuning.VERIFY] + ([tuning.VERIFY_SCAN] if scan_jobs else []))
     if a.repetitions < 0:
         die("--repetitions must be at least 1")
     _check_out(a, lay)
@@ -281,14 +284,22 @@ def cmd_tune(a, lay: Layout, argv) -> int:
     out = Path(a.out) if a.out else lay.local_results / machine_name(ctx)
     dest = out / "reduce" / "tune"
     _mark_local(out, lay)
-    say(f"tune: device {device_label(ctx)}, sweep '{a.scale}'; results and table in {lay.display(dest)}")
+    if scan_jobs and not is_gpu(ctx):
+        # The scan sweep's fixtures are a GPU's: on a host backend the rule decides.
+        if only and set(only) & ({j.id for j in scan_jobs} | {tuning.VERIFY_SCAN}):
+            die(f"the scan sweep runs on a GPU only ({device_label(ctx)} is not one)")
+        scan_jobs = []
+    say(f"tune: device {device_label(ctx)}, sweep '{a.scale}'"
+        f"{' (reduction and scan)' if scan_jobs else ''}; results and table in {lay.display(dest)}")
     runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None)
     tasks = [Task("tune", j, dest, dict(OMP_ENV), {"kps_study": "reduce-tune", "kps_scale": a.scale}, a.force)
              for j in jobs if not only or j.id in only]
+    tasks += [Task("tune", j, dest, dict(OMP_ENV), {"kps_study": "scan-tune", "kps_scale": a.scale}, a.force)
+              for j in scan_jobs if not only or j.id in only]
     outcome = runner.run(tasks)
     if outcome.failed:
         return 1
-    missing = [j.id for j in jobs if not (dest / f"{j.id}.json").exists()]
+    missing = [j.id for j in jobs + scan_jobs if not (dest / f"{j.id}.json").exists()]
     if missing:
         say(f"tune: sweep runs still to do: {', '.join(missing)}; the table is written once every run is done "
             f"(run the command again, with --only for a subset)")
@@ -296,7 +307,7 @@ def cmd_tune(a, lay: Layout, argv) -> int:
 
     def render():
         with Staging(dest) as staging:
-            return tuning.render_folder(dest, Figures(staging, ""), study, lay.command, lay.installed)
+            return tuning.render_folder(dest, Figures(staging, ""), study, lay.command, lay.installed, scan_study)
 
     rendered = render()
     table = dest / rendered.table_name
@@ -314,14 +325,29 @@ def cmd_tune(a, lay: Layout, argv) -> int:
         if voutcome.failed:
             return 1
         rendered = render()
-    if rendered.verified:
+    if scan_jobs and not a.no_verify and (not only or tuning.VERIFY_SCAN in only):
+        from kps_report.analyses import scan_tune
+        sspec = tuning.scan_spec(scan_study, a.scale)
+        docs = [gbench.load(dest / f"{j.id}.json") for j in scan_jobs]
+        base = Job.from_json(dict(sspec["verify"], id=tuning.VERIFY_SCAN), "studies/scan/study.json tune verify")
+        vjob = Job(base.id, scan_tune.verify_filter([r for d in docs for r in gbench.records(d)], base.filter),
+                   base.sizes, base.types, base.repetitions, base.min_time, base.args)
+        vtask = Task("tune", vjob, dest, {**OMP_ENV, "KPS_TUNING_TABLE": str(table.resolve())},
+                     {"kps_tune_table_sha256": scan_tune.fingerprint(rendered.table_text), "kps_tune_table": table.name},
+                     a.force or not rendered.scan_verified)
+        if runner.run([vtask]).failed:
+            return 1
+        rendered = render()
+    verified = rendered.verified and (rendered.scan_verified or not rendered.scan_rows)
+    if verified:
         say(f"tune: verification of the table: {rendered.failed} failed checks")
     else:
-        say("tune: the table is not verified yet (run with --only verify)")
+        say(f"tune: the table is not verified yet (run with --only "
+            f"{','.join(([] if rendered.verified else [tuning.VERIFY]) + ([] if verified or rendered.scan_verified else [tuning.VERIFY_SCAN]))})")
     say(f"tune: summary {lay.display(dest / 'tune.md')}")
     say(f"report: {lay.display(report.render(out, out, lay, lay.command))}")
     if a.install:
-        if not rendered.verified:
+        if not verified:
             die("--install installs a verified table only: run the verification first (--only verify)")
         say(f"tune: installed {lay.display(tuning.install(table, lay.tables_dir))}")
     else:
@@ -335,12 +361,12 @@ def cmd_tune_table(a, lay: Layout, argv) -> int:
     src = Path(a.dir)
     if not src.is_dir():
         die(f"no folder {a.dir}")
-    study = load_studies(["reduce"], lay.studies_dir)[0]
+    study, scan_study = load_studies(["reduce", "scan"], lay.studies_dir)
     out = _render_out(src, a, lay)
     if out != src:
         _mark_local(out, lay)
     with Staging(out) as staging:
-        rendered = tuning.render_folder(src, Figures(staging, ""), study, lay.command, lay.installed)
+        rendered = tuning.render_folder(src, Figures(staging, ""), study, lay.command, lay.installed, scan_study)
         if rendered is None:
             die(f"{a.dir} holds no reduction sweep (reduce_sweep/... JSON)")
     say(f"tune: table {lay.display(out / rendered.table_name)}; {rendered.failed} failed checks"

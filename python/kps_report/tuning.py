@@ -1,12 +1,13 @@
-"""`kps tune`: re-tunes the reduction on the machine at hand.
+"""`kps tune`: re-tunes the reduction, and on a GPU the scan, on the machine at hand.
 
-Runs the seed's sweep (studies/reduce/study.json "tune") into the run's own folder
-(<results>/<machine>/reduce/tune), derives the lookup table there with its CSV, figures and
-tune.md, then a verification run of reduce/tuned with the new table (KPS_TUNING_TABLE), and says
-how to install the table where the tuned reduction reads it (layout.TABLES_DIR_IN_SOURCE, or
-<prefix>/share/kps/tables): `--install` copies it there, on purpose only. `kps tune-table DIR`
-redoes the analysis from the JSON in DIR. The report of a machine folder renders the same
-analysis from reduce/tune (render_folder).
+Runs the seed's sweep (studies/reduce/study.json "tune") and on a GPU the scan sweep
+(studies/scan/study.json "tune": the single pass's knobs and Kokkos' scan by size) into the run's
+own folder (<results>/<machine>/reduce/tune), derives the lookup table there (reduce rows, then
+scan rows) with its CSV, figures and tune.md, then verification runs of reduce/tuned and
+scan/automatic with the new table (KPS_TUNING_TABLE), and says how to install the table where
+the library reads it (layout.TABLES_DIR_IN_SOURCE, or <prefix>/share/kps/tables): `--install`
+copies it there, on purpose only. `kps tune-table DIR` redoes the analysis from the JSON in DIR.
+The report of a machine folder renders the same analysis from reduce/tune (render_folder).
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Optional
 
 from kps_report import gbench
-from kps_report.analyses import reduce_tune
+from kps_report.analyses import reduce_tune, scan_tune
 from kps_report.commands import bench_command
 from kps_report.errors import die
 from kps_report.machine import load_conditions
@@ -24,6 +25,12 @@ from kps_report.output import Figures
 from kps_report.study import Job, Study
 
 VERIFY = "verify"
+VERIFY_SCAN = "verify-scan"
+SCAN_PREFIX = "scan-"  # the scan sweep's run ids (studies/scan/study.json "tune")
+
+
+def _is_scan(stem: str) -> bool:
+    return stem.startswith(SCAN_PREFIX) or stem == VERIFY_SCAN
 
 
 @dataclass
@@ -33,6 +40,8 @@ class TuneRendering:
     table_text: str
     failed: int
     verified: bool
+    scan_rows: bool = False       # the table has scan rows (a scan sweep in the folder)
+    scan_verified: bool = False   # and a verification run of them
 
 
 def sweep_spec(study: Study, scale: str) -> dict:
@@ -45,6 +54,21 @@ def sweep_jobs(study: Study, scale: str) -> list:
     return [Job.from_json(j, f"study.json tune.{scale}") for j in sweep_spec(study, scale)["runs"]]
 
 
+def scan_spec(scan_study: Optional[Study], scale: str) -> Optional[dict]:
+    """The scan sweep of a scale (GPU scales only), or None."""
+    spec = scan_study.tune.get(scale) if scan_study else None
+    return spec if isinstance(spec, dict) and spec.get("runs") else None
+
+
+def scan_jobs(scan_study: Optional[Study], scale: str) -> list:
+    spec = scan_spec(scan_study, scale)
+    jobs = [Job.from_json(j, f"studies/scan/study.json tune.{scale}") for j in spec["runs"]] if spec else []
+    for j in jobs:
+        if not j.id.startswith(SCAN_PREFIX):
+            die(f"studies/scan/study.json tune.{scale}: run id {j.id} must start with '{SCAN_PREFIX}'")
+    return jobs
+
+
 def sweep_text(scale: str, jobs: list) -> str:
     return f"study.json tune.{scale}: " + "; ".join(
         f"{j.id}: sizes {j.sizes}, types {j.types}, {j.repetitions} repetitions" for j in jobs)
@@ -53,7 +77,7 @@ def sweep_text(scale: str, jobs: list) -> str:
 def scale_of(folder: Path, study: Study) -> Optional[str]:
     """The tune sweep whose runs are all in folder, else the one whose runs include every sweep
     JSON there (a sweep under way)."""
-    present = {p.stem for p in folder.glob("*.json")} - {VERIFY}
+    present = {p.stem for p in folder.glob("*.json") if not _is_scan(p.stem)} - {VERIFY}
     sweeps = {scale: {j["id"] for j in spec["runs"]} for scale, spec in study.tune.items()
               if isinstance(spec, dict) and spec.get("runs")}
     for scale, ids in sweeps.items():
@@ -84,7 +108,7 @@ def load_sweep(folder: Path, study: Optional[Study]) -> Optional[Sweep]:
         tolerance = float(study.tune[scale].get("merge_tolerance", reduce_tune.TOLERANCE))
         text = sweep_text(scale, sweep_jobs(study, scale))
     else:  # a sweep of an older definition: every JSON but the verification
-        ids = sorted(p.stem for p in folder.glob("*.json") if p.stem != VERIFY)
+        ids = sorted(p.stem for p in folder.glob("*.json") if p.stem != VERIFY and not _is_scan(p.stem))
         tolerance, text = reduce_tune.TOLERANCE, "the sweep JSON in this folder"
     if not ids:
         return None
@@ -97,6 +121,35 @@ def load_sweep(folder: Path, study: Optional[Study]) -> Optional[Sweep]:
                  gbench.load(vpath) if vpath.exists() else None)
 
 
+@dataclass
+class ScanSweep:
+    """The scan sweep JSON of a tune folder (scan-*.json) and its verification (verify-scan.json)."""
+    docs: list
+    records: list
+    tolerance: float
+    verify_doc: Optional[dict]
+
+
+def load_scan_sweep(folder: Path, scan_study: Optional[Study] = None) -> Optional[ScanSweep]:
+    paths = sorted(p for p in folder.glob(f"{SCAN_PREFIX}*.json"))
+    if not paths:
+        return None
+    docs = [gbench.load(p) for p in paths]
+    spec = next((v for v in (scan_study.tune.values() if scan_study else []) if isinstance(v, dict)
+                 and {j["id"] for j in v.get("runs", [])} >= {p.stem for p in paths}), {})
+    vpath = folder / f"{VERIFY_SCAN}.json"
+    return ScanSweep(docs, [r for d in docs for r in gbench.records(d)],
+                     float(spec.get("merge_tolerance", scan_tune.TOLERANCE)),
+                     gbench.load(vpath) if vpath.exists() else None)
+
+
+def _scan_verified(scan: ScanSweep, table: str) -> list:
+    """The scan verification run's records where it tested these very scan rows, else none."""
+    if scan.verify_doc and scan.verify_doc["context"].get("kps_tune_table_sha256") == scan_tune.fingerprint(table):
+        return gbench.records(scan.verify_doc)
+    return []
+
+
 def _verified(sweep: Sweep, table: str) -> list:
     """The verification run's records where it tested this very table, else none."""
     sha = reduce_tune.fingerprint(table)
@@ -106,15 +159,21 @@ def _verified(sweep: Sweep, table: str) -> list:
 
 
 def render_folder(folder: Path, figures: Figures, study: Optional[Study] = None, prog: str = "kps",
-                  installed: bool = False) -> Optional[TuneRendering]:
+                  installed: bool = False, scan_study: Optional[Study] = None) -> Optional[TuneRendering]:
     """The tuning analysis of the sweep JSON in folder, written through `figures` (tune.md, the
-    table, CSV, one figure per size). None where the folder holds no sweep."""
+    table, CSV, one figure per size; the scan rows and their section where the folder holds a
+    scan sweep). None where the folder holds no reduction sweep."""
     sweep = load_sweep(folder, study)
     if sweep is None:
         return None
-    bench_cmds = sorted({f"{bench_command(d['context'], installed)}  [revision "
-                         f"{d['context'].get('kps_git_revision', '?')}, {d['context'].get('date', '?')}]"
-                         for d in sweep.docs if d["context"].get("kps_command")})
+    scan = load_scan_sweep(folder, scan_study)
+
+    def commands(docs):
+        return sorted({f"{bench_command(d['context'], installed)}  [revision "
+                       f"{d['context'].get('kps_git_revision', '?')}, {d['context'].get('date', '?')}]"
+                       for d in docs if d["context"].get("kps_command")})
+
+    bench_cmds = commands(sweep.docs) + (commands(scan.docs) if scan else [])
     command = f"{prog} tune --scale {sweep.scale}" if sweep.scale else f"{prog} tune-table DIR"
     table = reduce_tune.table_only(sweep.records, sweep.ctx, sweep.text, command, bench_cmds, sweep.tolerance)
     if table is None:
@@ -122,17 +181,30 @@ def render_folder(folder: Path, figures: Figures, study: Optional[Study] = None,
     verify = _verified(sweep, table)
     md, table, failed = reduce_tune.analyze(sweep.records, sweep.ctx, figures.folder(), sweep.text, command,
                                             bench_cmds, tolerance=sweep.tolerance, verify=verify)
+    scan_md, scan_verified = "", False
+    scan_lines = scan_tune.analyze(scan.records, scan.tolerance)[1] if scan and scan_tune.sweep_points(scan.records) else []
+    if scan_lines:
+        # The scan rows follow the reduce rows; their verification is tied to them alone
+        # (scan_tune.fingerprint), the reduction's to the reduce rows (reduce_tune.fingerprint).
+        table = table + "\n".join(scan_lines) + "\n"
+        scan_verify = _scan_verified(scan, table)
+        scan_md, _, scan_failed = scan_tune.analyze(scan.records, scan.tolerance, scan_verify)
+        failed += scan_failed
+        scan_verified = bool(scan_verify)
     name = reduce_tune.table_slug(sweep.ctx) + ".table"
     figures.path(name).write_text(table, encoding="utf-8")
     line, warning = load_conditions(sweep.docs + ([sweep.verify_doc] if sweep.verify_doc else []))
     conditions = warning or (f"Load: other processes used {line} cores on average.\n" if line else "")
     md = (conditions + "\n" if conditions else "") + md
+    reduce_summary, _, reduce_figures = md.partition("\n#### Time against load per thread")
+    md = reduce_summary + ("\n" + scan_md if scan_md else "") + (_ + reduce_figures if _ else "")
+    title = "Tuning: reduction and scan" if scan_md else "Reduction tuning"
     figures.path("tune.md").write_text(
-        f"# Reduction tuning: {sweep.ctx.get('device', '')} ({sweep.ctx.get('backend', '')})\n\n"
+        f"# {title}: {sweep.ctx.get('device', '')} ({sweep.ctx.get('backend', '')})\n\n"
         f"Table: `{name}` (in this folder). Rendered from the JSON in this folder (`{prog} tune-table DIR`).\n\n"
         + md, encoding="utf-8")
     summary = md.split("\n#### Time against load per thread")[0]
-    return TuneRendering(summary, name, table, failed, bool(verify))
+    return TuneRendering(summary, name, table, failed, bool(verify), bool(scan_md), scan_verified)
 
 
 def check_counts(folder: Path, study: Optional[Study]):

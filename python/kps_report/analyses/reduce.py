@@ -217,11 +217,12 @@ def tuning_section(results, figures) -> str:
         return ""
     lay = layout()
     rendered = tuning.render_folder(tune_dir, figures.child("tune"), load_study("reduce", lay.studies_dir),
-                                    lay.command, lay.installed)
+                                    lay.command, lay.installed, load_study("scan", lay.studies_dir))
     if rendered is None:
         return ""
     link = f"{figures.sub}/tune/tune.md" if figures.sub else "tune/tune.md"
-    return (f"### Tuning (the seed's sweep; its table, figures and CSV in [tune/tune.md]({link}))\n\n"
+    what = "the seed's sweep and the scan's" if rendered.scan_rows else "the seed's sweep"
+    return (f"### Tuning ({what}; its table, figures and CSV in [tune/tune.md]({link}))\n\n"
             + re.sub(r"^(#+) ", r"#\1 ", rendered.summary, flags=re.M))
 
 

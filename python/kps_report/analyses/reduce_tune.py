@@ -405,12 +405,13 @@ def _older_form(line):
 
 
 def fingerprint(text):
-    """Identifies a table by its rows and device name (not its date, command line or the device's
+    """Identifies a table by its reduce rows and device name (not its scan rows, verified on their
+    own: scan_tune.fingerprint; nor its date, command line or the device's
     compute capability and memory, added to tables later); a table of the
     older format (`kps-reduce-table 1`, rows without `reduce`) has its newer form's fingerprint."""
     body = "\n".join(_older_form(l) for l in text.splitlines()
                      if not l.startswith(("date =", "command =", "sweep =", "compute_capability =", "memory_bytes =",
-                                          "#")))
+                                          "#", "scan ")))
     return hashlib.sha256(body.encode()).hexdigest()
 
 

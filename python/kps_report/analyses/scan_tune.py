@@ -1,0 +1,308 @@
+"""Scan tuning analysis: the tuning table's scan rows from `kps tune`'s scan sweep
+(scan_tune/single_pass/<type>/<N>/team:T/items:I/delay:D/poll:P/prefetch:F and
+scan_tune/kokkos/<type>/<N>, each point timed alone in rounds of its own call, every call after a
+cache flush; GPUs only).
+
+1. Optimum per (type, N): the single pass's configuration, or Kokkos' scan, with the smallest
+   median time of its rounds.
+2. Ranges: sizes are walked upwards and kept in one range while some choice stays within the
+   merge tolerance (3 %) of every size's optimum; the range's entry is the choice whose worst
+   ratio to the optimum over the range is smallest. Rows cover the swept sizes only: from the
+   first swept N to twice the last, split at the geometric mean of neighbouring ranges' sizes;
+   elsewhere the rule decides (kps::impl::scan_rule: its defaults come from the 2^28 sweeps).
+3. Rows (format: src/kps/tuning/table.hpp, `scan` rows) for every swept type; a type that was not
+   swept takes the rows of the swept type of its element size (float from int32, int64 from
+   double), as the single pass's tiles and status words depend on the size alone.
+4. Checks: the table's entry at each swept N within 5 % of that N's optimum; and, from the
+   verification run (scan/automatic with the new table, Kokkos' scan and CUB timed in its rounds,
+   and each optimum re-measured), `automatic` within 5 % of the optimum (swept types) and not
+   slower than Kokkos' scan by more than that.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+
+from kps_report import gbench
+from kps_report.analyses import reduce_tune
+from kps_report.text import fmt, markdown_table, pow2
+
+TOLERANCE = reduce_tune.TOLERANCE
+TARGET_BEST = reduce_tune.TARGET_BEST
+TYPE_SIZE = gbench.TYPE_SIZE
+FAMILY = "scan_tune"
+
+
+class Choice(tuple):
+    """(algorithm, team, items, delay, poll, prefetch): the knobs of a table's scan row."""
+
+    def __new__(cls, algorithm, team=0, items=0, delay=0, poll=0, prefetch=0):
+        return super().__new__(cls, (algorithm, int(team), int(items), int(delay), int(poll), int(prefetch)))
+
+    algorithm = property(lambda s: s[0])
+    team = property(lambda s: s[1])
+    items = property(lambda s: s[2])
+    delay = property(lambda s: s[3])
+    poll = property(lambda s: s[4])
+    prefetch = property(lambda s: s[5])
+
+    def key(self):
+        """The sweep point it is timed by (a Kokkos row's single-pass knobs are not Kokkos')."""
+        return KOKKOS if self.algorithm == "kokkos" else self
+
+    def label(self):
+        if self.algorithm == "kokkos":
+            return "Kokkos' scan" + (f" (single pass: {self.with_algorithm('single_pass').label()})" if self.items else "")
+        parts = [f"{self.team} x {self.items}"]
+        if self.delay:
+            parts.append(f"sleep {self.delay} ns")
+        if self.poll:
+            parts.append(f"poll {self.poll} ns")
+        if self.prefetch:
+            parts.append(f"prefetch {self.prefetch}")
+        return ", ".join(parts)
+
+    def with_algorithm(self, algorithm):
+        return Choice(algorithm, *self[1:])
+
+    def row(self, t, lo, hi):
+        """The table line's fields (a Kokkos row carries the single pass's best knobs for its
+        range: what an explicit single_pass call there takes)."""
+        items = self.items or 64  # (a Kokkos row without single-pass points: the rule's tiles)
+        return (f"scan {t:<6} {lo:<9} {'inf' if hi is None else hi:<9} {self.algorithm:<12} {self.team:<4} "
+                f"{items:<5} staged {self.delay:<5} {self.poll:<4} {self.prefetch:<8}")
+
+
+KOKKOS = Choice("kokkos")
+
+
+def benchmark_name(t, n, c):
+    if c.algorithm == "kokkos":
+        return f"{FAMILY}/kokkos/{t}/{n}"
+    return (f"{FAMILY}/single_pass/{t}/{n}/team:{c.team}/items:{c.items}/delay:{c.delay}/poll:{c.poll}"
+            f"/prefetch:{c.prefetch}")
+
+
+def sweep_points(records):
+    """{type: {n: {Choice: seconds}}} of the sweep's passed points (the median of each point's
+    rounds: gbench.records' `seconds`)."""
+    out = {}
+    for r in records:
+        if r.get("family") != FAMILY or "error" in r or not r.get("n") or not r.get("type"):
+            continue
+        if r.get("variant") == "kokkos":
+            c = KOKKOS
+        else:
+            p = r.get("params", {})
+            if not all(k in p for k in ("team", "items", "delay", "poll", "prefetch")):
+                continue
+            c = Choice("single_pass", p["team"], p["items"], p["delay"], p["poll"], p["prefetch"])
+        out.setdefault(r["type"], {}).setdefault(r["n"], {})[c] = r["seconds"]
+    return out
+
+
+def optima(points):
+    """{type: {n: (best Choice, seconds)}}."""
+    return {t: {n: min(((c, s) for c, s in pts.items()), key=lambda cs: (cs[1], cs[0])) for n, pts in by_n.items()}
+            for t, by_n in points.items()}
+
+
+def _ratio(pts, c, best_s):
+    s = pts.get(c.key())
+    return s / best_s if s is not None and best_s > 0 else math.inf
+
+
+def group_sizes(points_t, best_t, tolerance=TOLERANCE):
+    """Greedy ranges over the sorted sizes: [(sizes, Choice, worst ratio)]."""
+    groups, current, candidates = [], [], set()
+    for n in sorted(points_t):
+        ok = {c for c in points_t[n] if _ratio(points_t[n], c, best_t[n][1]) <= 1 + tolerance}
+        keep = candidates & ok
+        if current and keep:
+            current.append(n)
+            candidates = keep
+        else:
+            if current:
+                groups.append((current, candidates))
+            current, candidates = [n], ok
+    if current:
+        groups.append((current, candidates))
+    out = []
+    for ns, cands in groups:
+        def score(c, best=lambda n: best_t[n][1]):
+            rs = [_ratio(points_t[n], c, best(n)) for n in ns]
+            return (max(rs), sum(rs) / len(rs), c)
+        pick = min(cands, key=score)
+        worst = score(pick)[0]
+        if pick == KOKKOS:
+            # The row's single-pass knobs: the single pass's best over the range, against its
+            # best at each size.
+            sp = {c for n in ns for c in points_t[n] if c != KOKKOS}
+            sp_best = {n: min((s for c, s in points_t[n].items() if c != KOKKOS), default=math.inf) for n in ns}
+            if sp:
+                pick = min(sp, key=lambda c: score(c, lambda n: sp_best[n])).with_algorithm("kokkos")
+        out.append((ns, pick, worst))
+    return out
+
+
+def boundaries(groups):
+    """[(n_min, n_max)]: from the first swept size to twice the last, split at geometric means."""
+    out = []
+    for i, (ns, _, _) in enumerate(groups):
+        lo = ns[0] if i == 0 else out[-1][1] + 1
+        if i + 1 < len(groups):
+            nxt = groups[i + 1][0][0]
+            hi = min(max(int(math.isqrt(ns[-1] * nxt)), ns[-1]), nxt - 1)
+        else:
+            hi = 2 * ns[-1] - 1
+        out.append((lo, hi))
+    return out
+
+
+def build_rows(points, best, tolerance=TOLERANCE):
+    """({type: [(n_min, n_max, Choice, worst ratio, sizes)]}, {type: source type})."""
+    rows, source = {}, {}
+    for t in gbench.TYPES:
+        if t in points:
+            gs = group_sizes(points[t], best[t], tolerance)
+            rows[t] = [(lo, hi, c, worst, ns) for (lo, hi), (ns, c, worst) in zip(boundaries(gs), gs)]
+            source[t] = t
+    for t in gbench.TYPES:
+        if t not in rows:
+            same = [s for s in rows if TYPE_SIZE[s] == TYPE_SIZE[t] and source[s] == s]
+            if same:
+                rows[t], source[t] = rows[same[0]], same[0]
+    return rows, source
+
+
+def lookup(rows_t, n):
+    for lo, hi, c, _, _ in rows_t:
+        if lo <= n <= hi:
+            return c
+    return None
+
+
+def row_lines(rows, source, tolerance=TOLERANCE):
+    """The table's scan rows, with their heading."""
+    if not rows:
+        return []
+    lines = [f"# Scan rows (kps::exclusive_scan's `automatic`), from the scan sweep: ranges merge sizes whose optima "
+             f"are within {tolerance:.0%};",
+             "# sizes no row covers use kps::impl::scan_rule.",
+             "# scan TYPE N_MIN     N_MAX     ALGORITHM    TEAM ITEMS LOAD   DELAY POLL PREFETCH"]
+    for t in gbench.TYPES:
+        for lo, hi, c, worst, ns in rows.get(t, []):
+            note = (f"# {c.label()}; worst {worst:.3f} x best at swept N {pow2(ns[0])}..{pow2(ns[-1])}"
+                    if source[t] == t else f"# from {source[t]} (same element size; {t} not swept)")
+            lines.append(f"{c.row(t, lo, hi)} {note}")
+    return lines
+
+
+def fingerprint(text):
+    """Identifies a table's scan rows (their fields, not their spacing or comments) and its device:
+    a verification run of the scan rows stays valid whatever the reduce rows
+    (reduce_tune.fingerprint ignores the scan rows likewise)."""
+    body = "\n".join(" ".join(l.split("#")[0].split()) for l in text.splitlines()
+                     if l.startswith("scan ") or l.startswith(("device =", "backend =")))
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def verify_filter(records, base):
+    """The verification run's filter: `base` (scan/automatic) plus each swept (type, N)'s optimum,
+    re-measured in the same run."""
+    best = optima(sweep_points(records))
+    names = sorted(re.escape(benchmark_name(t, n, c)) for t in best for n, (c, _) in best[t].items())
+    return base + ("|^(" + "|".join(names) + ")/" if names else "")
+
+
+def verify_checks(records, best, rows):
+    """Rows of the verification table and the number of sizes failing a check."""
+    ok = [r for r in records if "error" not in r and r.get("n")]
+    auto = {(r["type"], r["n"]): r for r in ok if r.get("family") == "scan" and r.get("variant") == "automatic"}
+    again = {gbench.base_name(r["name"]): r for r in ok if r.get("family") == FAMILY}
+    out, failed = [], 0
+    for t in gbench.TYPES:
+        for n in sorted(n for (tt, n) in auto if tt == t):
+            a = auto[(t, n)]
+            marks = []
+            vs_kokkos = a.get("ratio_to_kokkos")
+            if vs_kokkos is not None and vs_kokkos < 1 / TARGET_BEST:
+                marks.append("slower than Kokkos")
+            src = t if t in best else next((s for s in best if TYPE_SIZE[s] == TYPE_SIZE[t]), None)
+            vs_text = "—"
+            if src and n in best[src]:
+                c, best_s = best[src][n]
+                same_run = again.get(benchmark_name(src, n, c))
+                vs_best = a["seconds"] / (same_run["seconds"] if same_run else best_s)
+                vs_text = fmt(vs_best) + ("" if same_run else " (sweep's)")
+                if src != t:
+                    vs_text += f" ({src}'s)"
+                elif vs_best > TARGET_BEST:
+                    marks.append(f"> {TARGET_BEST:.2f} x sweep best")
+            failed += bool(marks)
+            c = lookup(rows[t], n) if t in rows else None
+            out.append([t, pow2(n), c.label() if c else "rule", fmt(a["seconds"] * 1e6), vs_text, fmt(vs_kokkos),
+                        fmt(a.get("ratio_to_cub")), fmt(a.get("ratio_to_cub_cccl")), "ok" if not marks else "; ".join(marks)])
+    return out, failed
+
+
+def check_counts(records, tolerance=TOLERANCE, verify=()):
+    """(sizes whose entry is within TARGET_BEST of the optimum, swept sizes, verified sizes
+    meeting every check, verified sizes), or None without scan sweep results."""
+    points = sweep_points(records)
+    if not points:
+        return None
+    best = optima(points)
+    rows, _ = build_rows(points, best, tolerance)
+    total = sum(len(points[t]) for t in points)
+    failed = sum(_ratio(points[t][n], lookup(rows[t], n), best[t][n][1]) > TARGET_BEST for t in points for n in points[t])
+    vrows, vfailed = verify_checks(verify, best, rows)
+    return total - failed, total, len(vrows) - vfailed, len(vrows)
+
+
+def analyze(records, tolerance=TOLERANCE, verify=()):
+    """(Markdown, table lines, failed checks) of the scan sweep, or None without one."""
+    points = sweep_points(records)
+    if not points:
+        return None
+    best = optima(points)
+    rows, source = build_rows(points, best, tolerance)
+    md = ["### Scan rows: the single pass's knobs by size\n",
+          "Every point of `scan_tune`: staged tiles (team x items), the look-back's sleep before its first read "
+          "and between polls, an L2 prefetch of the tile 64 ahead or none, and Kokkos' scan; each timed alone, the "
+          "median of its rounds (every call after a cache flush). "
+          f"Ranges merge sizes whose optima are within {tolerance:.0%}; `table / best`: the table's entry at that N "
+          f"over the optimum (target <= {TARGET_BEST}); `Kokkos / best`: Kokkos' scan over the optimum.\n"]
+    opt_rows, table_failed = [], 0
+    for t in gbench.TYPES:
+        for n in sorted(points.get(t, {})):
+            c, s = best[t][n]
+            chosen = lookup(rows[t], n)
+            r = _ratio(points[t][n], chosen, s)
+            table_failed += r > TARGET_BEST
+            kk = points[t][n].get(KOKKOS)
+            opt_rows.append([t, pow2(n), c.label(), fmt(s * 1e6), fmt(2.0 * n * TYPE_SIZE[t] / s / 1e9),
+                             chosen.label(), fmt(r) + ("" if r <= TARGET_BEST else " (!)"),
+                             fmt(kk / s) if kk else "—"])
+    md.append(markdown_table(["type", "N", "optimum", "µs", "GB/s", "table's entry", "table / best", "Kokkos / best"],
+                             opt_rows))
+    trows = [[t, lo, hi, c.label(), f"{pow2(ns[0])}..{pow2(ns[-1])}" if source[t] == t else f"from {source[t]}",
+              fmt(worst) if source[t] == t else "—"] for t in gbench.TYPES for lo, hi, c, worst, ns in rows.get(t, [])]
+    md.append("\n#### Scan rows of the table\n")
+    md.append(markdown_table(["type", "n_min", "n_max", "entry", "swept sizes", "worst / best"], trows))
+    vrows, vfailed = verify_checks(verify, best, rows)
+    if vrows:
+        md.append("\n#### Verification: scan/automatic with the new table\n")
+        md.append(f"`automatic / best`: automatic's time over the sweep's optimum re-measured in the same run "
+                  f"(<= {TARGET_BEST}; for a type not swept, the optimum of the swept type of its size, not checked); "
+                  f"`vs kokkos`: Kokkos' time over automatic's in the same rounds (>= {1 / TARGET_BEST:.2f}); "
+                  "`/ cub`, `/ cub_cccl`: CUB's over automatic's, for information (the study's targets table "
+                  "holds the targets).\n")
+        md.append(markdown_table(["type", "N", "table's entry", "µs", "automatic / best", "vs kokkos", "/ cub",
+                                  "/ cub_cccl", "check"], vrows))
+    total = sum(len(points[t]) for t in points)
+    md.append(f"\nScan checks: the table's entry is within {TARGET_BEST} x best at {total - table_failed} of {total} "
+              f"swept sizes" + (f"; verification: {len(vrows) - vfailed} of {len(vrows)} sizes pass" if vrows
+                                else "; no verification run of the scan rows") + ".\n")
+    return "\n".join(md), row_lines(rows, source, tolerance), table_failed + vfailed
