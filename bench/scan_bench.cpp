@@ -288,8 +288,10 @@ void register_type(const Options& o, std::size_t n) {
   // items:I/delay:D/poll:P/prefetch:F on staged tiles of 16 to 32 KiB (the shapes of the H100's
   // mid-size sweeps' optima and their neighbours), the look-back's sleeps as the table's rows use them
   // (none, 600 or 2400 ns before the first read, or 600 ns between polls) and no or a 64-tile L2
-  // prefetch; and scan_tune/kokkos/<type>/<N>, Kokkos' scan, which the table picks where it is
-  // faster. Each point is timed alone, in rounds of its own call (the sweep has hundreds).
+  // prefetch; scan_tune/kokkos/<type>/<N>, Kokkos' scan, which the table picks where it is
+  // faster; and scan_tune/automatic/<type>/<N>, the table's choice, which its verification
+  // compares with the optimum. Each point is timed alone, in rounds of its own call (the sweep
+  // has hundreds).
   if (!o.host) {
     const std::vector<std::pair<int, int>> shapes =
         sizeof(T) <= 4 ? std::vector<std::pair<int, int>>{{128, 32}, {256, 32}, {128, 64}, {256, 16}, {512, 16}}
@@ -312,12 +314,14 @@ void register_type(const Options& o, std::size_t n) {
           return policy;
         },
         false);
-    add_rounds("scan_tune/kokkos" + suffix, comparison_rounds(scan_rounds, 2.0 * double(n) * sizeof(T), 1),
-               [=](benchmark::State& s) {
-                 run_scan<T>(s, n, "kokkos", [](const DeviceView<T>& in, const DeviceView<T>& out) {
-                   exclusive_scan(Exec(), in, out, ScanAlgorithm::kokkos);
-                 }, false, false);
-               });
+    // Kokkos' scan and `automatic` (what the table makes of the size: the verification's) alike.
+    for (ScanAlgorithm alg : {ScanAlgorithm::kokkos, ScanAlgorithm::automatic})
+      add_rounds("scan_tune/" + std::string(to_string(alg)) + suffix,
+                 comparison_rounds(scan_rounds, 2.0 * double(n) * sizeof(T), 1), [=](benchmark::State& s) {
+                   run_scan<T>(s, n, to_string(alg), [alg](const DeviceView<T>& in, const DeviceView<T>& out) {
+                     exclusive_scan(Exec(), in, out, alg);
+                   }, false, false);
+                 });
   }
   // L2 prefetch of the tile a later team takes (scan_prefetch/single_pass/<type>/<N>/team:T/
   // items:I/prefetch:P, GPUs; SinglePassPolicy::prefetch_tiles), at the default delays.

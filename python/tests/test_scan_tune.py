@@ -109,6 +109,18 @@ def test_verification_checks_automatic_against_the_re_measured_optimum_and_kokko
     assert failed == 5 and "slower than Kokkos" in md
 
 
+def test_verification_compares_times_taken_alike():
+    """scan_tune/automatic and Kokkos' scan timed alone decide the checks where the run has them;
+    scan/automatic's rounds (here slowed by peers) give CUB's ratio only."""
+    recs = gbench.records(scan_doc(canned()))
+    doc = verify_doc(13.0, 10.0, kokkos_ratio=0.9)
+    for n in SIZES:
+        doc["benchmarks"] += bench(f"scan_tune/automatic/int32/{n}", 10.2, reps=1, rounds=15, wall_us=10.2)
+        doc["benchmarks"] += bench(f"scan_tune/kokkos/int32/{n}", 11.0, reps=1, rounds=15, wall_us=11.0)
+    md, _, failed = tune.analyze(recs, verify=gbench.records(doc))
+    assert failed == 0 and "| 1.02 | 1.08 | 1.01 |" in md
+
+
 def test_verify_filter_names_every_optimum():
     f = tune.verify_filter(gbench.records(scan_doc(canned())), "^scan/automatic/")
     assert re.search(f, f"scan_tune/kokkos/int32/{SIZES[0]}/manual_time")

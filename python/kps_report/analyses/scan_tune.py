@@ -14,9 +14,10 @@ cache flush; GPUs only).
    swept takes the rows of the swept type of its element size (float from int32, int64 from
    double), as the single pass's tiles and status words depend on the size alone.
 4. Checks: the table's entry at each swept N within 5 % of that N's optimum; and, from the
-   verification run (scan/automatic with the new table, Kokkos' scan and CUB timed in its rounds,
-   and each optimum re-measured), `automatic` within 5 % of the optimum (swept types) and not
-   slower than Kokkos' scan by more than that.
+   verification run with the new table (scan_tune/automatic, Kokkos' scan and each optimum
+   re-measured, all timed alone as the sweep's points are; scan/automatic with CUB in its rounds,
+   for information), `automatic` within 5 % of the optimum (swept types) and not slower than
+   Kokkos' scan by more than that.
 """
 from __future__ import annotations
 
@@ -93,6 +94,8 @@ def sweep_points(records):
             continue
         if r.get("variant") == "kokkos":
             c = KOKKOS
+        elif r.get("variant") != "single_pass":  # (automatic: the verification's)
+            continue
         else:
             p = r.get("params", {})
             if not all(k in p for k in ("team", "items", "delay", "poll", "prefetch")):
@@ -209,7 +212,8 @@ def fingerprint(text):
 
 
 def verify_filter(records, base):
-    """The verification run's filter: `base` (scan/automatic) plus each swept (type, N)'s optimum,
+    """The verification run's filter: `base` (scan/automatic with its peers, and scan_tune/automatic
+    and kokkos, timed alone as the sweep's points are) plus each swept (type, N)'s optimum,
     re-measured in the same run."""
     best = optima(sweep_points(records))
     names = sorted(re.escape(benchmark_name(t, n, c)) for t in best for n, (c, _) in best[t].items())
@@ -217,24 +221,32 @@ def verify_filter(records, base):
 
 
 def verify_checks(records, best, rows):
-    """Rows of the verification table and the number of sizes failing a check."""
+    """Rows of the verification table and the number of sizes failing a check. `automatic /
+    best` and `vs kokkos` compare times taken alike: scan_tune/automatic, the optimum and Kokkos'
+    scan each timed alone in the same run (a run without scan_tune/automatic: scan/automatic's
+    time and its ratio to Kokkos in its own rounds); CUB's ratios come from scan/automatic's
+    rounds."""
     ok = [r for r in records if "error" not in r and r.get("n")]
-    auto = {(r["type"], r["n"]): r for r in ok if r.get("family") == "scan" and r.get("variant") == "automatic"}
+    peers = {(r["type"], r["n"]): r for r in ok if r.get("family") == "scan" and r.get("variant") == "automatic"}
+    alone = {(r["type"], r["n"]): r for r in ok if r.get("family") == FAMILY and r.get("variant") == "automatic"}
     again = {gbench.base_name(r["name"]): r for r in ok if r.get("family") == FAMILY}
     out, failed = [], 0
     for t in gbench.TYPES:
-        for n in sorted(n for (tt, n) in auto if tt == t):
-            a = auto[(t, n)]
+        for n in sorted({n for (tt, n) in list(peers) + list(alone) if tt == t}):
+            a, p = alone.get((t, n)), peers.get((t, n))
             marks = []
-            vs_kokkos = a.get("ratio_to_kokkos")
+            kokkos = again.get(benchmark_name(t, n, KOKKOS))
+            vs_kokkos = (kokkos["seconds"] / a["seconds"] if a and kokkos else
+                         (p.get("ratio_to_kokkos") if p else None))
             if vs_kokkos is not None and vs_kokkos < 1 / TARGET_BEST:
                 marks.append("slower than Kokkos")
             src = t if t in best else next((s for s in best if TYPE_SIZE[s] == TYPE_SIZE[t]), None)
             vs_text = "—"
+            mine = a or p
             if src and n in best[src]:
                 c, best_s = best[src][n]
                 same_run = again.get(benchmark_name(src, n, c))
-                vs_best = a["seconds"] / (same_run["seconds"] if same_run else best_s)
+                vs_best = mine["seconds"] / (same_run["seconds"] if same_run else best_s)
                 vs_text = fmt(vs_best) + ("" if same_run else " (sweep's)")
                 if src != t:
                     vs_text += f" ({src}'s)"
@@ -242,8 +254,9 @@ def verify_checks(records, best, rows):
                     marks.append(f"> {TARGET_BEST:.2f} x sweep best")
             failed += bool(marks)
             c = lookup(rows[t], n) if t in rows else None
-            out.append([t, pow2(n), c.label() if c else "rule", fmt(a["seconds"] * 1e6), vs_text, fmt(vs_kokkos),
-                        fmt(a.get("ratio_to_cub")), fmt(a.get("ratio_to_cub_cccl")), "ok" if not marks else "; ".join(marks)])
+            out.append([t, pow2(n), c.label() if c else "rule", fmt(mine["seconds"] * 1e6), vs_text, fmt(vs_kokkos),
+                        fmt(p.get("ratio_to_cub") if p else None), fmt(p.get("ratio_to_cub_cccl") if p else None),
+                        "ok" if not marks else "; ".join(marks)])
     return out, failed
 
 
@@ -294,11 +307,12 @@ def analyze(records, tolerance=TOLERANCE, verify=()):
     vrows, vfailed = verify_checks(verify, best, rows)
     if vrows:
         md.append("\n#### Verification: scan/automatic with the new table\n")
-        md.append(f"`automatic / best`: automatic's time over the sweep's optimum re-measured in the same run "
-                  f"(<= {TARGET_BEST}; for a type not swept, the optimum of the swept type of its size, not checked); "
-                  f"`vs kokkos`: Kokkos' time over automatic's in the same rounds (>= {1 / TARGET_BEST:.2f}); "
-                  "`/ cub`, `/ cub_cccl`: CUB's over automatic's, for information (the study's targets table "
-                  "holds the targets).\n")
+        md.append(f"`automatic / best`: automatic's time over the sweep's optimum re-measured in the same run, both "
+                  f"timed alone as the sweep's points are (<= {TARGET_BEST}; for a type not swept, the optimum of the "
+                  "swept type of its size, not checked); "
+                  f"`vs kokkos`: Kokkos' time over automatic's, likewise (>= {1 / TARGET_BEST:.2f}); "
+                  "`/ cub`, `/ cub_cccl`: CUB's time over automatic's in the rounds of scan/automatic, for information "
+                  "(the study's targets table holds the targets).\n")
         md.append(markdown_table(["type", "N", "table's entry", "µs", "automatic / best", "vs kokkos", "/ cub",
                                   "/ cub_cccl", "check"], vrows))
     total = sum(len(points[t]) for t in points)
