@@ -1,6 +1,6 @@
 // kps/scan/tuning.hpp — what the scan runs by default on a device: the algorithm `automatic`
 // chooses and the single pass's knobs, for an element type and size. The device's tuning table
-// (kps/tuning/table.hpp: `scan` rows, written from the scan study's sweeps) decides where it has
+// (kps/tuning/table.hpp: `scan` rows, written by `kps tune` from its scan sweep) decides where it has
 // a row; the rule below decides elsewhere.
 #pragma once
 
