@@ -1,5 +1,5 @@
-"""Helpers the studies' analyses share: the spread column of a table and plot points with
-their spread."""
+"""Helpers the studies' analyses share: the spread column of a table, plot points with
+their spread, and the tunings' merging of sizes into table ranges."""
 from __future__ import annotations
 
 from kps_report import gbench
@@ -31,3 +31,41 @@ def point(x, r: dict, key: str, scale: float = 1.0):
         return (x, None)
     b = gbench.bounds(r, key)
     return (x, r[key] * scale, (b[0] * scale, b[1] * scale) if b else None)
+
+
+def similar_runs(sizes, within):
+    """The tunings' ranges: the sorted sizes walked upwards, kept in one run while some candidate
+    stays acceptable at every size of it (`within(n)`: the set acceptable at n, e.g. within the
+    merge tolerance of n's optimum). [(sizes, candidates acceptable at all of them)]."""
+    groups, current, candidates = [], [], set()
+    for n in sorted(sizes):
+        ok = within(n)
+        keep = candidates & ok
+        if current and keep:
+            current.append(n)
+            candidates = keep
+        else:
+            if current:
+                groups.append((current, candidates))
+            current, candidates = [n], ok
+    if current:
+        groups.append((current, candidates))
+    return groups
+
+
+def rows_by_type(points, group, bounds):
+    """A tuning table's rows: for each swept type t, group(t) -> [(sizes, entry, worst ratio)]
+    and bounds(groups) -> [(n_min, n_max)]; a type not swept takes the rows of the swept type
+    of its element size. ({type: [(n_min, n_max, entry, worst ratio, sizes)]}, {type: source type})."""
+    rows, source = {}, {}
+    for t in gbench.TYPES:
+        if t in points:
+            gs = group(t)
+            rows[t] = [(lo, hi, c, worst, ns) for (lo, hi), (ns, c, worst) in zip(bounds(gs), gs)]
+            source[t] = t
+    for t in gbench.TYPES:
+        if t not in rows:
+            same = [s for s in rows if gbench.TYPE_SIZE[s] == gbench.TYPE_SIZE[t] and source[s] == s]
+            if same:
+                rows[t], source[t] = rows[same[0]], same[0]
+    return rows, source

@@ -30,6 +30,7 @@ import re
 from pathlib import Path
 
 from kps_report import gbench, plots
+from kps_report.analyses.common import rows_by_type, similar_runs
 from kps_report.analyses.targets import READ_SIZES, READ_TARGET  # the study's bandwidth target
 from kps_report.text import fmt, markdown_table, pow2, slug
 
@@ -133,22 +134,9 @@ def ratio(points_t, c, n, best_s, concurrency):
 
 def group_sizes(points_t, best_t, concurrency, tolerance=TOLERANCE):
     """Greedy ranges over the sorted sizes: [(sizes, Config, worst ratio)]."""
-    sizes = sorted(points_t)
-    configs = sorted({c for n in sizes for c in points_t[n]})
-    groups = []
-    current, candidates = [], set()
-    for n in sizes:
-        ok = {c for c in configs if ratio(points_t, c, n, best_t[n][1], concurrency) <= 1 + tolerance}
-        keep = candidates & ok
-        if current and keep:
-            current.append(n)
-            candidates = keep
-        else:
-            if current:
-                groups.append((current, candidates))
-            current, candidates = [n], ok
-    if current:
-        groups.append((current, candidates))
+    configs = sorted({c for n in points_t for c in points_t[n]})
+    groups = similar_runs(points_t, lambda n: {c for c in configs
+                                               if ratio(points_t, c, n, best_t[n][1], concurrency) <= 1 + tolerance})
     out = []
     for ns, cands in groups:
         def score(c):
@@ -177,19 +165,7 @@ def boundaries(groups):
 def build_rows(points, best, concurrency, tolerance=TOLERANCE):
     """{type: [(n_min, n_max, Config, worst ratio, sizes)]} for the swept types, plus
     same-size copies for the others: ({type: rows}, {type: source type})."""
-    rows, source = {}, {}
-    for t in gbench.TYPES:
-        if t in points:
-            gs = group_sizes(points[t], best[t], concurrency, tolerance)
-            rows[t] = [(lo, hi, c, worst, ns) for (lo, hi), (ns, c, worst) in zip(boundaries(gs), gs)]
-            source[t] = t
-    for t in gbench.TYPES:
-        if t not in rows:
-            same = [s for s in rows if TYPE_SIZE[s] == TYPE_SIZE[t] and source[s] == s]
-            if same:
-                rows[t] = rows[same[0]]
-                source[t] = same[0]
-    return rows, source
+    return rows_by_type(points, lambda t: group_sizes(points[t], best[t], concurrency, tolerance), boundaries)
 
 
 def lookup(rows_t, n):

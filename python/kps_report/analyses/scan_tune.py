@@ -27,6 +27,7 @@ import re
 
 from kps_report import gbench
 from kps_report.analyses import reduce_tune
+from kps_report.analyses.common import rows_by_type, similar_runs
 from kps_report.text import fmt, markdown_table, pow2
 
 TOLERANCE = reduce_tune.TOLERANCE
@@ -118,19 +119,8 @@ def _ratio(pts, c, best_s):
 
 def group_sizes(points_t, best_t, tolerance=TOLERANCE):
     """Greedy ranges over the sorted sizes: [(sizes, Choice, worst ratio)]."""
-    groups, current, candidates = [], [], set()
-    for n in sorted(points_t):
-        ok = {c for c in points_t[n] if _ratio(points_t[n], c, best_t[n][1]) <= 1 + tolerance}
-        keep = candidates & ok
-        if current and keep:
-            current.append(n)
-            candidates = keep
-        else:
-            if current:
-                groups.append((current, candidates))
-            current, candidates = [n], ok
-    if current:
-        groups.append((current, candidates))
+    groups = similar_runs(points_t, lambda n: {c for c in points_t[n]
+                                               if _ratio(points_t[n], c, best_t[n][1]) <= 1 + tolerance})
     out = []
     for ns, cands in groups:
         def score(c, best=lambda n: best_t[n][1]):
@@ -165,18 +155,7 @@ def boundaries(groups):
 
 def build_rows(points, best, tolerance=TOLERANCE):
     """({type: [(n_min, n_max, Choice, worst ratio, sizes)]}, {type: source type})."""
-    rows, source = {}, {}
-    for t in gbench.TYPES:
-        if t in points:
-            gs = group_sizes(points[t], best[t], tolerance)
-            rows[t] = [(lo, hi, c, worst, ns) for (lo, hi), (ns, c, worst) in zip(boundaries(gs), gs)]
-            source[t] = t
-    for t in gbench.TYPES:
-        if t not in rows:
-            same = [s for s in rows if TYPE_SIZE[s] == TYPE_SIZE[t] and source[s] == s]
-            if same:
-                rows[t], source[t] = rows[same[0]], same[0]
-    return rows, source
+    return rows_by_type(points, lambda t: group_sizes(points[t], best[t], tolerance), boundaries)
 
 
 def lookup(rows_t, n):
