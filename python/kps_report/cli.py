@@ -73,7 +73,7 @@ def parser() -> Parser:
                                    "rows) with its figures and checks, verifies it, and says how to install it.")
     t.add_argument("--bench", default="", help="path of kps-bench")
     t.add_argument("--scale", default="small", choices=SCALES,
-                   help="small: the seed's sizes (host); full: plus 2^24..2^30 and finer timing (GPU)")
+                   help="small: the seed's sizes (host); full: plus 2^24..2^30 and finer timing, and on a GPU the scan rows")
     t.add_argument("--out", default="", help="results folder (default: named after the machine); JSON in OUT/reduce/tune")
     t.add_argument("--only", default="", help="comma-separated run ids of the tune sweeps, and/or 'verify', 'verify-scan'")
     t.add_argument("--force", action="store_true", help="re-run sweep runs that are up to date")
@@ -299,11 +299,17 @@ def cmd_tune(a, lay: Layout, argv) -> int:
     outcome = runner.run(tasks)
     if outcome.failed:
         return 1
-    missing = [j.id for j in jobs + scan_jobs if not (dest / f"{j.id}.json").exists()]
+    missing = [j.id for j in jobs if not (dest / f"{j.id}.json").exists()]
     if missing:
         say(f"tune: sweep runs still to do: {', '.join(missing)}; the table is written once every run is done "
             f"(run the command again, with --only for a subset)")
         return 0
+    scan_missing = [j.id for j in scan_jobs if not (dest / f"{j.id}.json").exists()]
+    if scan_missing:
+        say(f"tune: scan sweep runs still to do: {', '.join(scan_missing)}; the table gets its scan rows once they "
+            f"are done (run the command again, with --only for a subset)")
+    elif is_gpu(ctx) and not scan_jobs:
+        say(f"tune: the scan rows come from the GPU sweep of --scale full (this is --scale {a.scale})")
 
     def render():
         with Staging(dest) as staging:
@@ -325,7 +331,7 @@ def cmd_tune(a, lay: Layout, argv) -> int:
         if voutcome.failed:
             return 1
         rendered = render()
-    if scan_jobs and not a.no_verify and (not only or tuning.VERIFY_SCAN in only):
+    if scan_jobs and not scan_missing and not a.no_verify and (not only or tuning.VERIFY_SCAN in only):
         from kps_report.analyses import scan_tune
         sspec = tuning.scan_spec(scan_study, a.scale)
         docs = [gbench.load(dest / f"{j.id}.json") for j in scan_jobs]
@@ -338,17 +344,16 @@ def cmd_tune(a, lay: Layout, argv) -> int:
         if runner.run([vtask]).failed:
             return 1
         rendered = render()
-    verified = rendered.verified and (rendered.scan_verified or not rendered.scan_rows)
-    if verified:
+    to_verify = tuning.unverified(rendered)
+    if not to_verify:
         say(f"tune: verification of the table: {rendered.failed} failed checks")
     else:
-        say(f"tune: the table is not verified yet (run with --only "
-            f"{','.join(([] if rendered.verified else [tuning.VERIFY]) + ([] if verified or rendered.scan_verified else [tuning.VERIFY_SCAN]))})")
+        say(f"tune: the table is not verified yet (run with --only {','.join(to_verify)})")
     say(f"tune: summary {lay.display(dest / 'tune.md')}")
     say(f"report: {lay.display(report.render(out, out, lay, lay.command))}")
     if a.install:
-        if not verified:
-            die("--install installs a verified table only: run the verification first (--only verify)")
+        if to_verify:
+            die(f"--install installs a verified table only: run the verification first (--only {','.join(to_verify)})")
         say(f"tune: installed {lay.display(tuning.install(table, lay.tables_dir))}")
     else:
         say("tune: " + tuning.install_hint(Path(lay.display(table)), Path(lay.display(lay.tables_dir))))
@@ -369,8 +374,10 @@ def cmd_tune_table(a, lay: Layout, argv) -> int:
         rendered = tuning.render_folder(src, Figures(staging, ""), study, lay.command, lay.installed, scan_study)
         if rendered is None:
             die(f"{a.dir} holds no reduction sweep (reduce_sweep/... JSON)")
+    to_verify = tuning.unverified(rendered)
     say(f"tune: table {lay.display(out / rendered.table_name)}; {rendered.failed} failed checks"
-        f"{'' if rendered.verified else ' (no verification run of this table)'}; summary {lay.display(out / 'tune.md')}")
+        f"{' (no verification run of its ' + ' and '.join(('reduce' if v == tuning.VERIFY else 'scan') + ' rows' for v in to_verify) + ')' if to_verify else ''}"
+        f"; summary {lay.display(out / 'tune.md')}")
     return 0
 
 

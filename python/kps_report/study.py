@@ -56,7 +56,7 @@ class Study:
     title: str
     dir: Path
     sweeps: dict = field(default_factory=dict)  # scale -> [Job]
-    tune: dict = field(default_factory=dict)    # the raw "tune" block (reduce only)
+    tune: dict = field(default_factory=dict)    # the raw "tune" block (kps tune: reduce, scan)
 
     def jobs(self, scale: str) -> list:
         if scale not in self.sweeps:

@@ -218,8 +218,14 @@ def check_counts(folder: Path, study: Optional[Study]):
     return reduce_tune.check_counts(sweep.records, sweep.ctx, sweep.tolerance, _verified(sweep, table))
 
 
+def unverified(rendered: TuneRendering) -> list:
+    """The verification runs a rendered table still lacks (run ids)."""
+    return (([] if rendered.verified else [VERIFY]) +
+            ([VERIFY_SCAN] if rendered.scan_rows and not rendered.scan_verified else []))
+
+
 def install_hint(table: Path, tables_dir: Path) -> str:
-    return (f"review it, then install it where the tuned reduction reads tables: cp {table} {tables_dir}/ "
+    return (f"review it, then install it where the library reads tables: cp {table} {tables_dir}/ "
             f"(or `kps tune --install`); to try it first: KPS_TUNING_TABLE={table}")
 
 

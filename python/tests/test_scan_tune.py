@@ -154,3 +154,17 @@ def test_a_tune_folder_with_both_sweeps(tmp_path):
     again = render(tmp_path, tmp_path / "c")
     assert again.scan_verified and not again.verified  # the reduction's verification is still to run
     assert "Scan rows" in (tmp_path / "c" / "tune.md").read_text()
+
+
+def test_the_verifications_still_to_run():
+    r = tuning.TuneRendering("", "t.table", "", 0, verified=False)
+    assert tuning.unverified(r) == ["verify"]  # a table without scan rows never asks for verify-scan
+    r = tuning.TuneRendering("", "t.table", "", 0, verified=True, scan_rows=True, scan_verified=False)
+    assert tuning.unverified(r) == ["verify-scan"]
+    r = tuning.TuneRendering("", "t.table", "", 0, verified=True, scan_rows=True, scan_verified=True)
+    assert tuning.unverified(r) == []
+
+
+def test_a_kokkos_row_without_single_pass_points_takes_the_rules_tiles():
+    assert tune.KOKKOS.row("double", 1, 2).split()[6] == "32"
+    assert tune.KOKKOS.row("int32", 1, 2).split()[6] == "64"

@@ -71,7 +71,7 @@ class Choice(tuple):
     def row(self, t, lo, hi):
         """The table line's fields (a Kokkos row carries the single pass's best knobs for its
         range: what an explicit single_pass call there takes)."""
-        items = self.items or 64  # (a Kokkos row without single-pass points: the rule's tiles)
+        items = self.items or (64 if TYPE_SIZE[t] <= 4 else 32)  # (a Kokkos row without single-pass points: the rule's)
         return (f"scan {t:<6} {lo:<9} {'inf' if hi is None else hi:<9} {self.algorithm:<12} {self.team:<4} "
                 f"{items:<5} staged {self.delay:<5} {self.poll:<4} {self.prefetch:<8}")
 
@@ -226,7 +226,7 @@ def verify_checks(records, best, rows):
                 c, best_s = best[src][n]
                 same_run = again.get(benchmark_name(src, n, c))
                 vs_best = mine["seconds"] / (same_run["seconds"] if same_run else best_s)
-                vs_text = fmt(vs_best) + ("" if same_run else " (sweep's)")
+                vs_text = fmt(vs_best) + ("" if same_run else " (sweep's)") + ("" if a else " (with peers)")
                 if src != t:
                     vs_text += f" ({src}'s)"
                 elif vs_best > TARGET_BEST:
@@ -237,20 +237,6 @@ def verify_checks(records, best, rows):
                         fmt(p.get("ratio_to_cub") if p else None), fmt(p.get("ratio_to_cub_cccl") if p else None),
                         "ok" if not marks else "; ".join(marks)])
     return out, failed
-
-
-def check_counts(records, tolerance=TOLERANCE, verify=()):
-    """(sizes whose entry is within TARGET_BEST of the optimum, swept sizes, verified sizes
-    meeting every check, verified sizes), or None without scan sweep results."""
-    points = sweep_points(records)
-    if not points:
-        return None
-    best = optima(points)
-    rows, _ = build_rows(points, best, tolerance)
-    total = sum(len(points[t]) for t in points)
-    failed = sum(_ratio(points[t][n], lookup(rows[t], n), best[t][n][1]) > TARGET_BEST for t in points for n in points[t])
-    vrows, vfailed = verify_checks(verify, best, rows)
-    return total - failed, total, len(vrows) - vfailed, len(vrows)
 
 
 def analyze(records, tolerance=TOLERANCE, verify=()):
@@ -288,8 +274,10 @@ def analyze(records, tolerance=TOLERANCE, verify=()):
         md.append("\n#### Verification: scan/automatic with the new table\n")
         md.append(f"`automatic / best`: automatic's time over the sweep's optimum re-measured in the same run, both "
                   f"timed alone as the sweep's points are (<= {TARGET_BEST}; for a type not swept, the optimum of the "
-                  "swept type of its size, not checked); "
-                  f"`vs kokkos`: Kokkos' time over automatic's, likewise (>= {1 / TARGET_BEST:.2f}); "
+                  "swept type of its size, not checked; `(with peers)`: a run that timed automatic only in "
+                  "scan/automatic's rounds, among its peers); "
+                  f"`vs kokkos`: Kokkos' time over automatic's, likewise (>= {1 / TARGET_BEST:.2f}; with peers: in "
+                  "the same rounds); "
                   "`/ cub`, `/ cub_cccl`: CUB's time over automatic's in the rounds of scan/automatic, for information "
                   "(the study's targets table holds the targets).\n")
         md.append(markdown_table(["type", "N", "table's entry", "µs", "automatic / best", "vs kokkos", "/ cub",
