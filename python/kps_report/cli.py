@@ -19,7 +19,7 @@ from kps_report.errors import KpsError, die, say, warn
 from kps_report.layout import Layout, is_within, layout as find_layout
 from kps_report.machine import OMP_ENV, bench_context, device_label, file_sha256, is_gpu, machine_name
 from kps_report.runner import Interrupted, Runner, Task
-from kps_report.study import SCALES, Job, load_studies, parse_list, study_names
+from kps_report.study import SCALES, load_studies, parse_list, study_names
 
 
 class Parser(argparse.ArgumentParser):
@@ -316,31 +316,27 @@ def cmd_tune(a, lay: Layout, argv) -> int:
             return tuning.render_folder(dest, Figures(staging, ""), study, lay.command, lay.installed, scan_study)
 
     rendered = render()
+    if rendered is None:
+        die(f"the sweep in {lay.display(dest)} holds no reduction results (reduce_sweep/...): "
+            f"is {lay.display(Path(bench))} a kps-bench with the reduction study?")
     table = dest / rendered.table_name
     say(f"tune: wrote {lay.display(table)}")
     if not a.no_verify and (not only or tuning.VERIFY in only):
-        docs = [gbench.load(dest / f"{j.id}.json") for j in jobs]
-        base = Job.from_json(dict(spec["verify"], id=tuning.VERIFY), "study.json tune verify")
-        vjob = Job(base.id, reduce_tune.verify_filter([r for d in docs for r in gbench.records(d)], base.filter),
-                   base.sizes, base.types, base.repetitions, base.min_time, base.args)
-        sha = reduce_tune.fingerprint(rendered.table_text)
-        vtask = Task("tune", vjob, dest, {**OMP_ENV, "KPS_TUNING_TABLE": str(table.resolve()),
-                                          "KPS_REDUCE_TABLE": str(table.resolve())},  # (older kps-bench)
-                     {"kps_tune_table_sha256": sha, "kps_tune_table": table.name}, a.force or not rendered.verified)
-        voutcome = runner.run([vtask])
-        if voutcome.failed:
+        vtask = tuning.verify_task(tuning.VERIFY, spec["verify"], "study.json tune verify",
+                                   [gbench.load(dest / f"{j.id}.json") for j in jobs], reduce_tune.verify_filter,
+                                   reduce_tune.fingerprint(rendered.table_text), table,
+                                   a.force or not rendered.verified, dest,
+                                   {**OMP_ENV, "KPS_REDUCE_TABLE": str(table.resolve())})  # (older kps-bench)
+        if runner.run([vtask]).failed:
             return 1
         rendered = render()
     if scan_jobs and not scan_missing and not a.no_verify and (not only or tuning.VERIFY_SCAN in only):
         from kps_report.analyses import scan_tune
-        sspec = tuning.scan_spec(scan_study, a.scale)
-        docs = [gbench.load(dest / f"{j.id}.json") for j in scan_jobs]
-        base = Job.from_json(dict(sspec["verify"], id=tuning.VERIFY_SCAN), "studies/scan/study.json tune verify")
-        vjob = Job(base.id, scan_tune.verify_filter([r for d in docs for r in gbench.records(d)], base.filter),
-                   base.sizes, base.types, base.repetitions, base.min_time, base.args)
-        vtask = Task("tune", vjob, dest, {**OMP_ENV, "KPS_TUNING_TABLE": str(table.resolve())},
-                     {"kps_tune_table_sha256": scan_tune.fingerprint(rendered.table_text), "kps_tune_table": table.name},
-                     a.force or not rendered.scan_verified)
+        vtask = tuning.verify_task(tuning.VERIFY_SCAN, tuning.scan_spec(scan_study, a.scale)["verify"],
+                                   "studies/scan/study.json tune verify",
+                                   [gbench.load(dest / f"{j.id}.json") for j in scan_jobs], scan_tune.verify_filter,
+                                   scan_tune.fingerprint(rendered.table_text), table,
+                                   a.force or not rendered.scan_verified, dest, dict(OMP_ENV))
         if runner.run([vtask]).failed:
             return 1
         rendered = render()

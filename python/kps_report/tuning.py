@@ -22,6 +22,7 @@ from kps_report.commands import bench_command
 from kps_report.errors import die
 from kps_report.machine import load_conditions
 from kps_report.output import Figures
+from kps_report.runner import Task
 from kps_report.study import Job, Study
 
 VERIFY = "verify"
@@ -182,7 +183,7 @@ def render_folder(folder: Path, figures: Figures, study: Optional[Study] = None,
     md, table, failed = reduce_tune.analyze(sweep.records, sweep.ctx, figures.folder(), sweep.text, command,
                                             bench_cmds, tolerance=sweep.tolerance, verify=verify)
     scan_md, scan_verified = "", False
-    scan_lines = scan_tune.analyze(scan.records, scan.tolerance)[1] if scan and scan_tune.sweep_points(scan.records) else []
+    scan_lines = scan_tune.table_lines(scan.records, scan.tolerance) if scan else []
     if scan_lines:
         # The scan rows follow the reduce rows; their verification is tied to them alone
         # (scan_tune.fingerprint), the reduction's to the reduce rows (reduce_tune.fingerprint).
@@ -216,6 +217,18 @@ def check_counts(folder: Path, study: Optional[Study]):
     if table is None:
         return None
     return reduce_tune.check_counts(sweep.records, sweep.ctx, sweep.tolerance, _verified(sweep, table))
+
+
+def verify_task(run_id: str, spec: dict, where: str, sweep_docs: list, filter_of, sha: str, table: Path,
+                force: bool, dest: Path, env: dict):
+    """The runner's task of a verification run (`spec`: study.json's tune `verify` entry): its
+    filter extended by filter_of(the sweep's records, base filter) (the re-measured optima), the
+    new table by KPS_TUNING_TABLE, and the fingerprint of the rows it verifies in its context."""
+    base = Job.from_json(dict(spec, id=run_id), where)
+    job = Job(base.id, filter_of([r for d in sweep_docs for r in gbench.records(d)], base.filter),
+              base.sizes, base.types, base.repetitions, base.min_time, base.args)
+    return Task("tune", job, dest, {**env, "KPS_TUNING_TABLE": str(table.resolve())},
+                {"kps_tune_table_sha256": sha, "kps_tune_table": table.name}, force)
 
 
 def unverified(rendered: TuneRendering) -> list:

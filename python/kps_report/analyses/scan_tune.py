@@ -108,7 +108,7 @@ def sweep_points(records):
 
 def optima(points):
     """{type: {n: (best Choice, seconds)}}."""
-    return {t: {n: min(((c, s) for c, s in pts.items()), key=lambda cs: (cs[1], cs[0])) for n, pts in by_n.items()}
+    return {t: {n: min(pts.items(), key=lambda cs: (cs[1], cs[0])) for n, pts in by_n.items()}
             for t, by_n in points.items()}
 
 
@@ -237,6 +237,12 @@ def verify_checks(records, best, rows):
                         fmt(p.get("ratio_to_cub") if p else None), fmt(p.get("ratio_to_cub_cccl") if p else None),
                         "ok" if not marks else "; ".join(marks)])
     return out, failed
+
+
+def table_lines(records, tolerance=TOLERANCE):
+    """The table's scan rows made from the sweep's records (none without sweep results)."""
+    points = sweep_points(records)
+    return row_lines(*build_rows(points, optima(points), tolerance), tolerance) if points else []
 
 
 def analyze(records, tolerance=TOLERANCE, verify=()):
