@@ -9,6 +9,10 @@
 //     other warps and spaces out the polls of a status word that many teams read.
 //   BackendPrefetch: one bulk L2 prefetch of a range's whole 16-byte units (sm_90 and later:
 //     cp.async.bulk.prefetch.L2; the SM's copy engine walks it, no registers or scratch held).
+//   BackendTeamOrder: in league order. Kokkos launches a TeamPolicy as one block per league rank
+//     (grid = league size, rank = blockIdx.x), and the GPU dispatches a grid's blocks in blockIdx
+//     order, so every lower rank has started before a team runs: what CUB's single pass relies on
+//     (its tile is blockIdx.x).
 //   KPS_IMPL_ROLLED_LOOP: `#pragma unroll 1` in device code (nvcc otherwise unrolls a loop and
 //     hoists every iteration's loads into registers at once, which costs the kernel registers,
 //     hence resident teams).
@@ -82,6 +86,11 @@ struct BackendPrefetch<Kokkos::Cuda> {
     (void)bytes;
 #endif
   }
+};
+
+template <>
+struct BackendTeamOrder<Kokkos::Cuda> {
+  static constexpr bool in_league_order = true;
 };
 
 }  // namespace kps::impl

@@ -9,6 +9,9 @@
 //   BackendLanes<Exec>  simt: whether a Kokkos thread's vector lanes are hardware threads that each
 //                       run a ThreadVectorRange body for their own index (GPUs), or one thread
 //                       looping over the indices (host backends); see kps/impl/lanes.hpp
+//   BackendTeamOrder<Exec>  in_league_order: whether a TeamPolicy's teams start in league-rank
+//                       order, one rank per team (nothing generic: a kernel that needs that order
+//                       takes ranks from an atomic counter in start order instead)
 // and KPS_IMPL_ROLLED_LOOP, placed before a loop that must not be unrolled in device code.
 #pragma once
 
@@ -43,6 +46,8 @@ template <class Exec, class Enable = void>
 struct BackendPrefetch;
 template <class Exec, class Enable = void>
 struct BackendLanes;
+template <class Exec, class Enable = void>
+struct BackendTeamOrder;
 
 }  // namespace kps::impl
 
@@ -92,6 +97,11 @@ struct BackendPrefetch {
 template <class Exec, class Enable>
 struct BackendLanes {
   static constexpr bool simt = !is_host_space_v<Exec>;
+};
+
+template <class Exec, class Enable>
+struct BackendTeamOrder {
+  static constexpr bool in_league_order = false;
 };
 
 }  // namespace kps::impl

@@ -179,7 +179,7 @@ void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, co
         Kokkos::view_alloc(exec, std::string("kps::scan::values")), 4 * cap);
     ws.epoch = 0;
   }
-  if (!ws.tile_counter.data())
+  if (!single_pass_ids_by_rank<Exec> && !ws.tile_counter.data())
     ws.tile_counter = Kokkos::View<unsigned int, typename Exec::memory_space>(
         Kokkos::view_alloc(exec, std::string("kps::scan::tile_counter")));
   Kernel k;
@@ -192,10 +192,11 @@ void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, co
   k.delay = LookBackDelay{unsigned(p.look_back_delay_ns), unsigned(p.poll_delay_ns)};
   k.prefetch_ahead = unsigned(p.prefetch_tiles);
   k.probe = probe;
-  // Every call starts its tile ids from 0 on exec's stream (a 4-byte fill): a call that failed
-  // to launch can never leave the counter out of step with the next one.
+  // Every call starts its tile ids from 0 on exec's stream (a 4-byte fill, where tiles are not
+  // numbered by rank): a call that failed to launch can never leave the counter out of step
+  // with the next one.
   ++ws.epoch;
-  Kokkos::deep_copy(exec, ws.tile_counter, 0u);
+  if constexpr (!single_pass_ids_by_rank<Exec>) Kokkos::deep_copy(exec, ws.tile_counter, 0u);
   Kokkos::TeamPolicy<Exec> policy(exec, static_cast<int>(tiles), team_size / p.lanes, p.lanes);
   policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(team_size, p.lanes)));
   Kokkos::parallel_for(Exclusive ? "kps::single_pass_scan::exclusive" : "kps::single_pass_scan::inclusive", policy, k);

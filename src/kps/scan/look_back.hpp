@@ -46,7 +46,7 @@ struct NoProbe {
 ///  1 rounds spent waiting for unpublished predecessors
 ///  2 ticks from the tile's start to its aggregate's publication
 ///  3 ticks from there to its inclusive prefix's publication (the look-back)
-///  4 ticks from the start to the tile id (the counter's atomic)
+///  4 ticks from the start to the tile id (the counter's atomic; ~0 where tiles are numbered by rank)
 ///  5 ticks from the tile id to the team's totals (loads, thread scans, lane scans, a barrier)
 ///  6 ticks of the first window read (issued to known by all lanes)
 ///  7 windows read
@@ -106,8 +106,8 @@ struct AggregatesOnlyProbe {
 /// window of `lanes` status words, nearest first), the lanes wait until all of the window up to
 /// its nearest inclusive prefix is published, a Min reduction finds that nearest inclusive
 /// prefix and a Sum adds the entries up to it; a window without one adds all its aggregates and
-/// the next window follows. Every entry waited for belongs to a running team (tile ids are taken
-/// in start order) that publishes its aggregate before it looks back itself, so every wait ends;
+/// the next window follows. Every entry waited for belongs to a running team (tile ids follow
+/// the order teams start: kps::impl::single_pass_ids_by_rank) that publishes its aggregate before it looks back itself, so every wait ends;
 /// tile 0 is always inclusive, so the walk ends. The reductions are vector-lane reductions
 /// (warp shuffles on GPUs): no team barrier inside the walk. CUB reads 32 words with one warp
 /// the same way; a window of team_size words evaluated by team reductions cost as much as the

@@ -1,5 +1,5 @@
 // kps/scan/single_pass.hpp — the single-pass scan's per-tile kernel (CUB's AgentScan): each
-// team takes the next tile id, loads its tile (kps/scan/tile_io.hpp), scans it, finds the tile's
+// team takes its tile id (kps::impl::single_pass_tile_id), loads its tile (kps/scan/tile_io.hpp), scans it, finds the tile's
 // prefix with the decoupled look-back (kps/scan/look_back.hpp) and stores the result. Written
 // lane by lane (kps/impl/lanes.hpp): a team is team_size() Kokkos threads of `lanes` vector lanes
 // each, a warp of 32 on CUDA; host backends run the same code with their lanes in turn.
@@ -22,6 +22,15 @@ namespace kps::impl {
 /// Nothing: a direct-load kernel's staged tile, a staged kernel's registers.
 struct Empty {};
 
+/// Whether the single pass numbers its tiles by league rank on Exec, and needs no tile counter: the
+/// look-back waits only on lower tile ids, so a tile's id must come after those of tiles already
+/// started. Where teams start in league order (kps/impl/backend.hpp: BackendTeamOrder) the rank is
+/// such an id and costs nothing; elsewhere an atomic counter hands ids out in start order, one L2
+/// round trip and a team broadcast before the tile's loads can begin (on the H100 that was 3-10 %
+/// of a call at 2^21..2^24 elements: results/h100-cuda/experiments/scan-tile-ids-by-rank).
+template <class Exec>
+inline constexpr bool single_pass_ids_by_rank = BackendTeamOrder<Exec>::in_league_order;
+
 template <class Exec, class T, int Items, bool Exclusive, bool Staged, class Probe = NoProbe>
 struct SinglePassKernel {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
@@ -29,7 +38,9 @@ struct SinglePassKernel {
   T* out = nullptr;
   std::size_t n = 0;
   TileStatus<T> tiles{};
-  unsigned int* counter = nullptr;  ///< 0 at launch; 32-bit: Kokkos' 64-bit atomic_fetch_add is a CAS loop on CUDA
+  /// 0 at launch, where tiles are not numbered by rank; 32-bit: Kokkos' 64-bit atomic_fetch_add
+  /// is a CAS loop on CUDA.
+  unsigned int* counter = nullptr;
   int lanes = 1;                    ///< vector lanes per Kokkos thread (the team is team_size x lanes threads)
   LookBackDelay delay{};
   unsigned prefetch_ahead = 0;  ///< tiles ahead whose input is prefetched to L2 (SinglePassPolicy::prefetch_tiles)
@@ -52,8 +63,11 @@ struct SinglePassKernel {
     // Tile ids in the order teams start, so every predecessor of a tile is already running:
     // the look-back never waits on a team that has not been scheduled.
     long tile = 0;
-    Kokkos::single(
-        Kokkos::PerTeam(team), [&](long& id) { id = long(Kokkos::atomic_fetch_add(counter, 1u)); }, tile);
+    if constexpr (single_pass_ids_by_rank<Exec>)
+      tile = team.league_rank();
+    else
+      Kokkos::single(
+          Kokkos::PerTeam(team), [&](long& id) { id = long(Kokkos::atomic_fetch_add(counter, 1u)); }, tile);
     probed.tile_known();
 
     const int warp = team.team_rank();
