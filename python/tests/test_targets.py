@@ -31,3 +31,9 @@ def test_reduce_read_target_at_large_sizes_only():
 def test_no_cub_no_table():
     assert targets.table([rec("scan", "automatic", "int32", 1024, ratio_to_kokkos=1.0)], "scan", "automatic", False,
                          "cmd") == ""
+
+
+def test_a_miss_never_reads_as_the_target():
+    recs = [rec("scan", "automatic", "int64", 1 << 25, ratio_to_cub=0.99963, ratio_to_cub_cccl=1.0004, seconds=1e-4)]
+    md = targets.table(recs, "scan", "automatic", False, "cmd")
+    assert "| int64 | 2^25 | 0.9996 ✗ | 1 |" in md

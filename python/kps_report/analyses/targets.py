@@ -18,7 +18,13 @@ READ_SIZES = (1 << 28, 1 << 30)
 def _cell(value, target: float) -> str:
     if value is None:
         return "—"
-    return fmt(value) + ("" if value >= target else " ✗")
+    if value >= target:
+        return fmt(value)
+    # A miss never reads as the target itself (0.9996 is not "1").
+    digits = 3
+    while digits < 6 and float(fmt(value, digits)) >= target:
+        digits += 1
+    return fmt(value, digits) + " ✗"
 
 
 def _call_us(r: dict):
