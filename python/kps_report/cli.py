@@ -197,7 +197,7 @@ def cmd_run(a, lay: Layout, argv) -> int:
     out = Path(a.out) if a.out else lay.local_results / machine_name(ctx)
     say(f"device: {device_label(ctx)}, Kokkos {ctx.get('kokkos_version')}; results in {lay.display(out)}")
     _mark_local(out, lay)
-    runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None)
+    runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None, lay.display)
     tasks = [Task(s.name, j, out / s.name, dict(OMP_ENV), {"kps_study": s.name, "kps_scale": a.scale}, a.force)
              for s in studies for j in jobs[s.name] if not only or j.id in only]
     outcome = runner.run(tasks)
@@ -291,7 +291,7 @@ def cmd_tune(a, lay: Layout, argv) -> int:
         scan_jobs = []
     say(f"tune: device {device_label(ctx)}, sweep '{a.scale}'"
         f"{' (reduction and scan)' if scan_jobs else ''}; results and table in {lay.display(dest)}")
-    runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None)
+    runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None, lay.display)
     tasks = [Task("tune", j, dest, dict(OMP_ENV), {"kps_study": "reduce-tune", "kps_scale": a.scale}, a.force)
              for j in jobs if not only or j.id in only]
     tasks += [Task("tune", j, dest, dict(OMP_ENV), {"kps_study": "scan-tune", "kps_scale": a.scale}, a.force)

@@ -5,7 +5,9 @@ checksum, context kps_bench_sha256) for this very job definition (kps_job, a has
 kps-bench arguments) and it is complete. Anything else re-runs it, saying why. kps-bench writes
 to <id>.json.partial; the runner keeps the aggregates with the repetitions' spread (gbench.slim),
 adds the command, the load around the run and the GPU's clocks to the context and moves the file
-into place, so a folder never holds a half-written <id>.json. Ctrl-C (or SIGTERM) stops the
+into place, so a folder never holds a half-written <id>.json. Paths in the context are written as
+a reader of the results would type them (`portable`): relative inside the checkout, else the
+file's name alone, never a folder of the machine that ran it. Ctrl-C (or SIGTERM) stops the
 run in progress, deletes its .partial and raises Interrupted, which says what was kept.
 """
 from __future__ import annotations
@@ -13,12 +15,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from kps_report import gbench
 from kps_report.errors import KpsError, say, warn
@@ -55,10 +58,29 @@ class Outcome:
     failed: list = field(default_factory=list)   # tasks whose kps-bench failed
 
 
+# An absolute path where a context value has one: at its start, after a space or after '='.
+_ABSOLUTE = re.compile(r"(?<![^\s=])/[^\s()'\"]+")
+
+# The context values that name files: Google Benchmark's argv[0], the command, and the table the
+# run read ("PATH (the nearest table: ...)" or "KPS_TUNING_TABLE=PATH").
+PATH_KEYS = ("executable", "kps_command", "kps_tuning_table")
+
+
+def portable(text: str, display: Callable[[Path], str] = str) -> str:
+    """`text` with each absolute path as `display` shows it where that is relative (inside the
+    checkout), else as the file's name alone (a build or temporary folder of this machine)."""
+    def one(m):
+        shown = display(Path(m.group(0)))
+        return shown if not Path(shown).is_absolute() else Path(m.group(0)).name
+    return _ABSOLUTE.sub(one, text)
+
+
 class Runner:
-    def __init__(self, bench: Path, bench_sha: str, display_bench: str, repetitions: Optional[int] = None):
+    def __init__(self, bench: Path, bench_sha: str, display_bench: str, repetitions: Optional[int] = None,
+                 display: Callable[[Path], str] = str):
         self.bench, self.bench_sha, self.display_bench = bench, bench_sha, display_bench
         self.repetitions = repetitions
+        self.display = display
 
     def status(self, task: Task) -> Optional[str]:
         """None where the task's JSON is up to date, else why it must run."""
@@ -152,6 +174,9 @@ class Runner:
         if table and Path(table).is_file():  # which table the run read, by content (its path may change)
             context["kps_tuning_table_sha256"] = hashlib.sha256(Path(table).read_bytes()).hexdigest()[:16]
         doc["context"].update(context)
+        for key in PATH_KEYS:
+            if isinstance(doc["context"].get(key), str):
+                doc["context"][key] = portable(doc["context"][key], self.display)
         with open(partial, "w", encoding="utf-8") as f:
             json.dump(doc, f, indent=1)
         os.replace(partial, task.out)

@@ -56,7 +56,10 @@ def test_results_go_to_a_folder_named_after_the_machine(tmp_path, home, fake_ben
                 "kps_job_id", "kps_study", "kps_scale"):
         assert key in ctx, key
     assert "--benchmark_out" not in ctx["kps_command"]
-    assert ctx["kps_command"].startswith(str(fake_bench))
+    # A binary outside the checkout is named, not located: no folder of this machine in results.
+    assert ctx["kps_command"].startswith("kps-bench ")
+    for key in ("executable", "kps_command", "kps_tuning_table"):
+        assert str(tmp_path) not in ctx.get(key, ""), key
     # aggregates with the repetitions' spread, not the repetitions themselves
     assert {b["aggregate_name"] for b in doc["benchmarks"]} == {"mean", "median", "stddev", "cv", "min", "max"}
     assert not list(folder.rglob("*.partial"))
@@ -134,3 +137,14 @@ def test_a_leftover_partial_is_not_read_and_is_replaced(tmp_path, home, fake_ben
     rc, _, err = run(tmp_path, home, fake_bench, "--out", out)
     assert rc == 0, err
     assert not list(out.rglob("*.partial"))
+
+
+def test_portable_paths():
+    from pathlib import Path
+    from kps_report.runner import portable
+    inside = lambda p: str(p.relative_to("/src")) if str(p).startswith("/src/") else str(p)
+    assert portable("/opt/b/kps-bench --benchmark_filter=^scan/automatic/|^x/ --kps_sizes=2^10", inside) == \
+        "kps-bench --benchmark_filter=^scan/automatic/|^x/ --kps_sizes=2^10"
+    assert portable("/src/tables/a.table (the nearest table: made on X)", inside) == \
+        "tables/a.table (the nearest table: made on X)"
+    assert portable("KPS_TUNING_TABLE=/tmp/r/t.table", inside) == "KPS_TUNING_TABLE=t.table"
