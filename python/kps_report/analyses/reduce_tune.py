@@ -177,8 +177,8 @@ def lookup(rows_t, n):
 
 def table_text(ctx, rows, source, concurrency, sweep="", command="", bench_commands=(), tolerance=TOLERANCE):
     head = [
-        "# kps tuning table, reduce rows: the tuned kps::reduce_sum / kps::dot read it (format:",
-        "# src/kps/tuning/table.hpp). Written by `kps tune` from the sweep below;",
+        "# kps tuning table: the tuned kps::reduce_sum / kps::dot read its reduce rows, kps::exclusive_scan's",
+        "# `automatic` its scan rows (format: src/kps/tuning/table.hpp). Written by `kps tune` from the sweep below;",
         "# the ranges merge sizes whose optima are within "
         f"{tolerance:.0%} of each other (studies/reduce/README.md).",
         "kps-tuning-table 1",
