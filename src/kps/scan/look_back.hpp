@@ -107,8 +107,8 @@ struct AggregatesOnlyProbe {
 /// its nearest inclusive prefix is published, a Min reduction finds that nearest inclusive
 /// prefix and a Sum adds the entries up to it; a window without one adds all its aggregates and
 /// the next window follows. Every entry waited for belongs to a running team (tile ids follow
-/// the order teams start: kps::impl::single_pass_ids_by_rank) that publishes its aggregate before it looks back itself, so every wait ends;
-/// tile 0 is always inclusive, so the walk ends. The reductions are vector-lane reductions
+/// the order teams start: kps::impl::single_pass_ids_by_rank) that publishes its aggregate
+/// before it looks back itself, so every wait ends; tile 0 is always inclusive, so the walk ends. The reductions are vector-lane reductions
 /// (warp shuffles on GPUs): no team barrier inside the walk. CUB reads 32 words with one warp
 /// the same way; a window of team_size words evaluated by team reductions cost as much as the
 /// rest of the scan on the H100 (results/h100-cuda/experiments/scan-look-back-team-window).

@@ -1,6 +1,7 @@
 // kps/scan/single_pass.hpp — the single-pass scan's per-tile kernel (CUB's AgentScan): each
-// team takes its tile id (kps::impl::single_pass_tile_id), loads its tile (kps/scan/tile_io.hpp), scans it, finds the tile's
-// prefix with the decoupled look-back (kps/scan/look_back.hpp) and stores the result. Written
+// team takes its tile id (its league rank or a counter's: kps::impl::single_pass_ids_by_rank),
+// loads its tile (kps/scan/tile_io.hpp), scans it, finds the tile's prefix with the decoupled
+// look-back (kps/scan/look_back.hpp) and stores the result. Written
 // lane by lane (kps/impl/lanes.hpp): a team is team_size() Kokkos threads of `lanes` vector lanes
 // each, a warp of 32 on CUDA; host backends run the same code with their lanes in turn.
 // Launched by kps/scan/dispatch.hpp.
