@@ -285,9 +285,11 @@ void register_type(const Options& o, std::size_t n) {
                               });
   }
   // `kps tune`'s scan sweep, the table's scan rows (GPUs): scan_tune/single_pass/<type>/<N>/team:T/
-  // items:I/delay:D/poll:P/prefetch:F on staged tiles of 16 to 32 KiB (the shapes of the H100's
-  // mid-size sweeps' optima and their neighbours), the look-back's sleeps as the table's rows use them
-  // (none, 600 or 2400 ns before the first read, or 600 ns between polls) and no or a 64-tile L2
+  // items:I/delay:D/poll:P/prefetch:F on staged tiles of 16 to 40 KiB (the shapes of the H100's
+  // mid-size sweeps' optima and their neighbours; for 8-byte types also 160 x 32 and 224 x 16,
+  // the best at 2^21..2^23 in results/h100-cuda/experiments/scan-packed-status), the look-back's
+  // sleeps as the table's rows use them (none, 600 or 2400 ns before the first read, or 600 ns
+  // between polls) and no or a 64-tile L2
   // prefetch; scan_tune/kokkos/<type>/<N>, Kokkos' scan, which the table picks where it is
   // faster; and scan_tune/automatic/<type>/<N>, the table's choice, which its verification
   // compares with the optimum. Each point is timed alone, in rounds of its own call (the sweep
@@ -295,7 +297,7 @@ void register_type(const Options& o, std::size_t n) {
   if (!o.host) {
     const std::vector<std::pair<int, int>> shapes =
         sizeof(T) <= 4 ? std::vector<std::pair<int, int>>{{128, 32}, {256, 32}, {128, 64}, {256, 16}, {512, 16}}
-                       : std::vector<std::pair<int, int>>{{128, 16}, {256, 16}, {128, 32}, {128, 24}};
+                       : std::vector<std::pair<int, int>>{{128, 16}, {256, 16}, {128, 32}, {160, 32}, {224, 16}};
     std::vector<std::vector<std::int64_t>> points;
     for (auto [team, items] : shapes)
       for (auto [delay, poll] : {std::pair{0, 0}, std::pair{600, 0}, std::pair{2400, 0}, std::pair{0, 600}})

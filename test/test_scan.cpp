@@ -404,6 +404,75 @@ TEST(ScanApi, LookBackProbe) {
 }
 
 
+/// What a reader of the tile status sees (kps/scan/tile_status.hpp), run as one device thread:
+/// results[0..5] are the kinds read and values[...] the values, in the order of the checks below.
+template <class Exec, class T>
+struct TileStatusSteps {
+  Kokkos::View<std::uint64_t*, typename Exec::memory_space> status, words;
+  Kokkos::View<std::uint32_t*, typename Exec::memory_space> kinds;
+  Kokkos::View<T*, typename Exec::memory_space> values;
+  T aggregate, inclusive;
+  KOKKOS_INLINE_FUNCTION void operator()(int) const {
+    const impl::TileStatus<Exec, T> call{status.data(), words.data(), 5}, next{status.data(), words.data(), 6};
+    T v = T(0);
+    kinds(0) = call.read(1, v);  // not written yet
+    call.publish(1, impl::tile_aggregate, aggregate);
+    kinds(1) = call.read(1, v);
+    values(1) = v;
+    call.publish(1, impl::tile_inclusive, inclusive);
+    kinds(2) = call.read(1, v);
+    values(2) = v;
+    kinds(3) = next.read(1, v);  // the next call does not take the last call's word
+    next.publish(2, impl::tile_aggregate, aggregate);
+    kinds(4) = next.read(2, v);
+    values(4) = v;
+    kinds(5) = 0;
+    if constexpr (sizeof(T) == 8) {
+      // A read torn between the two publications: the inclusive prefix's high half beside the
+      // aggregate's low half reads as not published.
+      const std::uint64_t low = words(2 * 2 + 1);
+      next.publish(2, impl::tile_inclusive, inclusive);
+      words(2 * 2 + 1) = low;
+      kinds(5) = next.read(2, v);
+    }
+  }
+};
+
+template <class T>
+void check_tile_status(T aggregate, T inclusive) {
+  for_each_exec([&](auto exec) {
+    using Exec = decltype(exec);
+    using Space = typename Exec::memory_space;
+    TileStatusSteps<Exec, T> steps{Kokkos::View<std::uint64_t*, Space>("status", 4),
+                                   Kokkos::View<std::uint64_t*, Space>("words", 8),
+                                   Kokkos::View<std::uint32_t*, Space>("kinds", 6),
+                                   Kokkos::View<T*, Space>("values", 6), aggregate, inclusive};
+    Kokkos::parallel_for("kps::test::tile_status", Kokkos::RangePolicy<Exec>(exec, 0, 1), steps);
+    exec.fence();
+    const auto kinds = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), steps.kinds);
+    const auto values = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), steps.values);
+    EXPECT_EQ(kinds(0), 0u);
+    EXPECT_EQ(kinds(1), std::uint32_t(impl::tile_aggregate));
+    EXPECT_EQ(values(1), aggregate);
+    EXPECT_EQ(kinds(2), std::uint32_t(impl::tile_inclusive));
+    EXPECT_EQ(values(2), inclusive);
+    EXPECT_EQ(kinds(3), 0u);
+    EXPECT_EQ(kinds(4), std::uint32_t(impl::tile_aggregate));
+    EXPECT_EQ(values(4), aggregate);
+    EXPECT_EQ(kinds(5), 0u);
+  });
+}
+
+// The tile status protocol on every execution space (on CUDA, the 16-byte accesses of
+// BackendPair): each kind with its exact value, nothing from an earlier call, and no value
+// from a pair torn between the aggregate and the inclusive prefix.
+TEST(ScanApi, TileStatusProtocol) {
+  check_tile_status<double>(-0x1.23456789abcdep+700, 0x1.fedcba9876543p-300);
+  check_tile_status<std::int64_t>(-0x123456789abcdefLL, 0x7edcba9876543210LL);
+  check_tile_status<float>(-1.5e30f, 3.25e-20f);
+  check_tile_status<int>(-2000000000, 2000000001);
+}
+
 // The workspace of an instance keeps that instance alive, so that no later instance can take
 // its id (CUDA derives ids from addresses) while scans on it may be in flight.
 TEST(ScanApi, WorkspaceKeepsItsInstance) {

@@ -21,6 +21,16 @@
 namespace kps {
 
 namespace {
+/// `text` with the checkout's folder left out of its paths: a table of the checkout reads
+/// src/kps/tuning/tables/..., as the runner writes paths (python/kps_report/runner.py: portable).
+std::string source_relative(std::string text) {
+#if defined(KPS_SOURCE_DIR)
+  const std::string root = std::string(KPS_SOURCE_DIR) + "/";
+  for (std::size_t at = text.find(root); at != std::string::npos; at = text.find(root, at)) text.erase(at, root.size());
+#endif
+  return text;
+}
+
 std::string compiler() {
   std::ostringstream os;
 #if defined(__NVCC__)
@@ -109,7 +119,7 @@ std::map<std::string, std::string> environment() {
   if (!d.compute_capability.empty()) env["device_compute_capability"] = d.compute_capability;
   if (!d.driver.empty()) env["device_driver"] = d.driver;
   const TuningSelection& tuning = tuning_table(ExecutionSpace());
-  env["kps_tuning_table"] = tuning.note;
+  env["kps_tuning_table"] = source_relative(tuning.note);
   return env;
 }
 

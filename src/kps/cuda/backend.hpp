@@ -13,6 +13,9 @@
 //     (grid = league size, rank = blockIdx.x), and the GPU dispatches a grid's blocks in blockIdx
 //     order, so every lower rank has started before a team runs: what CUB's single pass relies on
 //     (its tile is blockIdx.x).
+//   BackendPair: one 16-byte access, ld.relaxed.gpu.v2.u64 / st.relaxed.gpu.v2.u64 (sm_70 and
+//     later; CUB reads and writes its 16-byte tile status words the same way): one instruction
+//     per status read or write where the generic form takes two.
 //   KPS_IMPL_ROLLED_LOOP: `#pragma unroll 1` in device code (nvcc otherwise unrolls a loop and
 //     hoists every iteration's loads into registers at once, which costs the kernel registers,
 //     hence resident teams).
@@ -91,6 +94,26 @@ struct BackendPrefetch<Kokkos::Cuda> {
 template <>
 struct BackendTeamOrder<Kokkos::Cuda> {
   static constexpr bool in_league_order = true;
+};
+
+template <>
+struct BackendPair<Kokkos::Cuda> {
+  KOKKOS_INLINE_FUNCTION static void load(std::uint64_t* p, std::uint64_t& a, std::uint64_t& b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    asm volatile("ld.relaxed.gpu.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+#else
+    a = load_relaxed(p);
+    b = load_relaxed(p + 1);
+#endif
+  }
+  KOKKOS_INLINE_FUNCTION static void store(std::uint64_t* p, std::uint64_t a, std::uint64_t b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    asm volatile("st.relaxed.gpu.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
+#else
+    store_relaxed(p, a);
+    store_relaxed(p + 1, b);
+#endif
+  }
 };
 
 }  // namespace kps::impl

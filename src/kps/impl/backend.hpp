@@ -12,12 +12,17 @@
 //   BackendTeamOrder<Exec>  in_league_order: whether a TeamPolicy's teams start in league-rank
 //                       order, one rank per team (nothing generic: a kernel that needs that order
 //                       takes ranks from an atomic counter in start order instead)
+//   BackendPair<Exec>   load / store of a 16-byte aligned pair of 64-bit words that other threads
+//                       poll: one 16-byte access where the backend has one, else two relaxed
+//                       8-byte ones (each word single-copy atomic, the pair not: the single-pass
+//                       scan's status tags each half, kps/scan/tile_status.hpp)
 // and KPS_IMPL_ROLLED_LOOP, placed before a loop that must not be unrolled in device code.
 #pragma once
 
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <thread>
 
 #include <Kokkos_Core.hpp>
@@ -48,6 +53,8 @@ template <class Exec, class Enable = void>
 struct BackendLanes;
 template <class Exec, class Enable = void>
 struct BackendTeamOrder;
+template <class Exec, class Enable = void>
+struct BackendPair;
 
 }  // namespace kps::impl
 
@@ -102,6 +109,18 @@ struct BackendLanes {
 template <class Exec, class Enable>
 struct BackendTeamOrder {
   static constexpr bool in_league_order = false;
+};
+
+template <class Exec, class Enable>
+struct BackendPair {
+  KOKKOS_INLINE_FUNCTION static void load(std::uint64_t* p, std::uint64_t& a, std::uint64_t& b) {
+    a = load_relaxed(p);
+    b = load_relaxed(p + 1);
+  }
+  KOKKOS_INLINE_FUNCTION static void store(std::uint64_t* p, std::uint64_t a, std::uint64_t b) {
+    store_relaxed(p, a);
+    store_relaxed(p + 1, b);
+  }
 };
 
 }  // namespace kps::impl

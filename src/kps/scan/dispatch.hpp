@@ -176,7 +176,7 @@ void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, co
     ws.status = Kokkos::View<std::uint64_t*, typename Exec::memory_space>(
         Kokkos::view_alloc(exec, std::string("kps::scan::status")), cap);
     ws.values = Kokkos::View<std::uint64_t*, typename Exec::memory_space>(
-        Kokkos::view_alloc(exec, std::string("kps::scan::values")), 4 * cap);
+        Kokkos::view_alloc(exec, std::string("kps::scan::values")), std::size_t(tile_status_words<double>) * cap);
     ws.epoch = 0;
   }
   if (!single_pass_ids_by_rank<Exec> && !ws.tile_counter.data())
@@ -186,7 +186,7 @@ void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, co
   k.in = in;
   k.out = out;
   k.n = n;
-  k.tiles = TileStatus<T>{ws.status.data(), ws.values.data(), ws.epoch + 1};
+  k.tiles = TileStatus<Exec, T>{ws.status.data(), ws.values.data(), ws.epoch + 1};
   k.counter = ws.tile_counter.data();
   k.lanes = p.lanes;
   k.delay = LookBackDelay{unsigned(p.look_back_delay_ns), unsigned(p.poll_delay_ns)};

@@ -113,7 +113,7 @@ struct AggregatesOnlyProbe {
 /// the same way; a window of team_size words evaluated by team reductions cost as much as the
 /// rest of the scan on the H100 (results/h100-cuda/experiments/scan-look-back-team-window).
 template <class Exec, class T, class Member, class ProbeTile>
-KOKKOS_INLINE_FUNCTION T look_back(const Member& team, int lanes, const TileStatus<T>& tiles, long tile, T aggregate,
+KOKKOS_INLINE_FUNCTION T look_back(const Member& team, int lanes, const TileStatus<Exec, T>& tiles, long tile, T aggregate,
                                    const LookBackDelay& delay, ProbeTile& probe) {
   if (tile == 0) {
     Kokkos::single(Kokkos::PerThread(team), [&]() {

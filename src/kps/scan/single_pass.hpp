@@ -38,7 +38,7 @@ struct SinglePassKernel {
   const T* in = nullptr;
   T* out = nullptr;
   std::size_t n = 0;
-  TileStatus<T> tiles{};
+  TileStatus<Exec, T> tiles{};
   /// 0 at launch, where tiles are not numbered by rank; 32-bit: Kokkos' 64-bit atomic_fetch_add
   /// is a CAS loop on CUDA.
   unsigned int* counter = nullptr;

@@ -7,12 +7,16 @@
 // earlier calls' without clearing them.
 //  - 4-byte types: one word per tile, the value in the low half: status and value are
 //    published by one 64-bit store and read by one load.
-//  - 8-byte types: four words per tile, values[4 * tile + 2 * (kind - 1) + {0, 1}], the
-//    value's high and low halves, each beside the tag. A reader loads all four at once and
-//    takes a kind only when both of its halves carry this call's tag (a half from an earlier
-//    call, or not yet written, fails the check), so no fence orders value and status and a
-//    window costs one round trip to memory, as for 4-byte types (CUB packs status and value in
-//    one 16-byte word instead; Kokkos has no portable 16-byte atomic load or store).
+//  - 8-byte types: a 16-byte pair per tile, values[2 * tile + {0, 1}], the value's high and low
+//    halves, each beside the tag; the inclusive prefix overwrites the aggregate. The pair is
+//    written and read by one 16-byte access where the backend has one (BackendPair; CUB packs
+//    its status and value in one 16-byte word the same way), else by two 8-byte ones. Either
+//    way a reader takes the pair only when both halves carry this call's tag and the same kind:
+//    a half from an earlier call, not yet written, or of the other kind (a read torn between
+//    the aggregate and the inclusive prefix) reads as "not published", and the reader polls
+//    again. So no fence orders value and status, and a window costs one round trip to memory.
+//    (Four words per tile, one pair per kind read by four 8-byte loads, cost the H100 0.5-1.4 %
+//    at 2^21..2^24 doubles: results/h100-cuda/experiments/scan-packed-status.)
 #pragma once
 
 #include <cstdint>
@@ -20,6 +24,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "kps/impl/backend.hpp"
 #include "kps/impl/kokkos_compat.hpp"
 
 namespace kps::impl {
@@ -52,14 +57,14 @@ KOKKOS_INLINE_FUNCTION T from_bits(std::uint64_t b) {
   return v;
 }
 
-/// Words per tile of T's status (4-byte types: 1 in `status`; 8-byte types: 4 in `values`).
+/// Words per tile of T's status (4-byte types: 1 in `status`; 8-byte types: 2 in `values`).
 template <class T>
-inline constexpr int tile_status_words = sizeof(T) <= 4 ? 1 : 4;
+inline constexpr int tile_status_words = sizeof(T) <= 4 ? 1 : 2;
 
-template <class T>
+template <class Exec, class T>
 struct TileStatus {
   std::uint64_t* status;  // 4-byte types: a word per tile
-  std::uint64_t* values;  // 8-byte types: four words per tile
+  std::uint64_t* values;  // 8-byte types: a 16-byte aligned pair of words per tile
   std::uint32_t epoch;
 
   KOKKOS_INLINE_FUNCTION std::uint64_t tag(std::uint32_t kind) const {
@@ -71,9 +76,7 @@ struct TileStatus {
       store_relaxed(&status[tile], tag(kind) | to_bits(v));
     } else {
       const std::uint64_t b = to_bits(v);
-      std::uint64_t* w = values + 4 * tile + 2 * (kind - 1);
-      store_relaxed(&w[0], tag(kind) | (b >> 32));
-      store_relaxed(&w[1], tag(kind) | (b & 0xffffffffu));
+      BackendPair<Exec>::store(values + 2 * tile, tag(kind) | (b >> 32), tag(kind) | (b & 0xffffffffu));
     }
   }
 
@@ -86,18 +89,12 @@ struct TileStatus {
       v = from_bits<T>(w);
       return t & 3u;
     } else {
-      std::uint64_t w[4];
-      for (int k = 0; k < 4; ++k) w[k] = load_relaxed(&values[4 * tile + k]);
-      constexpr std::uint64_t high = ~std::uint64_t(0xffffffffu);
-      auto complete = [&](std::uint32_t kind) {
-        const std::uint64_t* h = w + 2 * (kind - 1);
-        if ((h[0] & high) != tag(kind) || (h[1] & high) != tag(kind)) return false;
-        v = from_bits<T>((h[0] << 32) | (h[1] & 0xffffffffu));
-        return true;
-      };
-      if (complete(tile_inclusive)) return tile_inclusive;
-      if (complete(tile_aggregate)) return tile_aggregate;
-      return 0;
+      std::uint64_t high, low;
+      BackendPair<Exec>::load(values + 2 * tile, high, low);
+      const std::uint32_t t = static_cast<std::uint32_t>(high >> 32);
+      if (t != static_cast<std::uint32_t>(low >> 32) || (t >> 2) != epoch) return 0;
+      v = from_bits<T>((high << 32) | (low & 0xffffffffu));
+      return t & 3u;
     }
   }
 };
