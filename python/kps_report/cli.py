@@ -3,7 +3,8 @@
 Every argument is checked before anything runs (`--check` checks and stops: the `kps` script
 does it before its set-up and build). An expected failure prints one line, `kps: error: ...`,
 and exits 2 (bad input) or 1 (a benchmark run failed); Ctrl-C prints one line saying what was
-kept and how to resume, and exits 130.
+kept (the finished runs, and the benchmarks the interrupted run had completed) and how to resume,
+and exits 130.
 """
 from __future__ import annotations
 
@@ -127,10 +128,17 @@ def _terminate(signum, frame):
 
 def _interrupted_message(e: Interrupted, argv, lay: Layout) -> str:
     args = [a for a in argv if a != "--force"]
-    kept = len(e.kept)
-    return (f"kps: interrupted during {e.task.label} run {e.task.job.id}; kept {kept} finished run"
-            f"{'s' if kept != 1 else ''} (the interrupted run's partial output deleted, the rest in "
-            f"{lay.display(e.task.dest)}); `{prog()} {' '.join(args)}` resumes at {e.task.job.id}")
+    kept, job = len(e.kept), e.task.job.id
+    runs = f"kept {kept} finished run{'s' if kept != 1 else ''}"
+    if e.salvaged and e.salvaged_to is not None:
+        n = e.salvaged
+        marked = ("marked incomplete: the next run re-measures it" if e.salvaged_to == e.task.out else
+                  f"marked incomplete; the complete {lay.display(e.task.out)} of an earlier run kept")
+        what = (f"{runs} and the {n} completed benchmark{'s' if n != 1 else ''} of {job} in "
+                f"{lay.display(e.salvaged_to)} ({marked})")
+    else:
+        what = f"{runs} in {lay.display(e.task.dest)} (no benchmark of {job} had completed: its partial output deleted)"
+    return f"kps: interrupted during {e.task.label} run {job}; {what}; `{prog()} {' '.join(args)}` resumes at {job}"
 
 
 # --- run ----------------------------------------------------------------------------------------

@@ -8,7 +8,11 @@ adds the command, the load around the run and the GPU's clocks to the context an
 into place, so a folder never holds a half-written <id>.json. Paths in the context are written as
 a reader of the results would type them (`portable`): relative inside the checkout, else the
 file's name alone, never a folder of the machine that ran it. Ctrl-C (or SIGTERM) stops the
-run in progress, deletes its .partial and raises Interrupted, which says what was kept.
+run in progress and keeps the benchmarks it completed (gbench.salvage) in <id>.json, with the
+same context and kps_incomplete = "true" (so the next run re-measures that job), or beside a
+complete <id>.json of an earlier run (--force) as <id>.json.interrupted, leaving that run's
+JSON as it was; where nothing was complete it keeps nothing. Either way no .partial is left, and it raises Interrupted, which
+says what was kept.
 """
 from __future__ import annotations
 
@@ -45,11 +49,14 @@ class Task:
 
 
 class Interrupted(Exception):
-    """Ctrl-C during a run: what was kept and where to resume."""
+    """Ctrl-C during a run: what was kept and where to resume. `kept`: the tasks finished before
+    it; `salvaged`: how many benchmarks the interrupted run had completed, kept (marked
+    incomplete) in `salvaged_to` (its task's JSON), or 0 and None where none was."""
 
-    def __init__(self, task: Task, kept: list):
+    def __init__(self, task: Task, kept: list, salvaged: int = 0, salvaged_to: Optional[Path] = None):
         super().__init__(task.job.id)
         self.task, self.kept = task, kept
+        self.salvaged, self.salvaged_to = salvaged, salvaged_to
 
 
 @dataclass
@@ -149,14 +156,14 @@ class Runner:
             rc = proc.wait()
         except KeyboardInterrupt:
             _stop(proc)
-            partial.unlink(missing_ok=True)
-            raise Interrupted(task, kept)
-        context = {"kps_command": " ".join([self.display_bench] + task.job.bench_args(self.repetitions)),
-                   "kps_job": task.job.fingerprint(self.repetitions), "kps_job_id": task.job.id,
-                   "kps_bench_sha256": self.bench_sha, **probe.context(),
-                   **{f"nvidia_smi_{k}": v for k, v in gpu_state().items()}, **task.context}
-        if rc != 0:
-            context["kps_exit_status"] = str(rc)
+            salvaged, where = 0, None
+            try:
+                salvaged, where = self._keep_completed(task, partial, probe)
+            except KeyboardInterrupt:  # Ctrl-C again while keeping them: the JSON is whole or untouched
+                pass
+            finally:
+                partial.unlink(missing_ok=True)
+            raise Interrupted(task, kept, salvaged, where)
         if not partial.exists():
             warn(f"{task.label}: {task.job.id} FAILED (kps-bench exit {rc}) and wrote no results")
             return False
@@ -169,6 +176,49 @@ class Runner:
                 partial.unlink(missing_ok=True)
                 warn(f"{task.label}: {task.job.id} FAILED (kps-bench exit {rc}); no complete benchmark kept")
                 return False
+        self._write(task, doc, partial, probe, rc)
+        if rc != 0:
+            what = "its completed benchmarks kept" if doc["context"].get("kps_incomplete") == "true" else \
+                "its results (failed checks listed in the report) kept"
+            warn(f"{task.label}: {task.job.id} FAILED (kps-bench exit {rc}); {what} in {task.out}")
+            return False
+        return True
+
+    def _keep_completed(self, task: Task, partial: Path, probe: LoadProbe) -> tuple:
+        """After Ctrl-C: the benchmarks the stopped run completed, written as a finished run's
+        JSON is, marked incomplete (gbench.salvage): to task.out, or beside it as
+        <id>.json.interrupted where task.out holds a complete earlier run (--force), which stays.
+        Returns how many and where (0 and None: none, nothing written)."""
+        if not partial.exists():
+            return 0, None
+        try:
+            doc = gbench.salvage(partial)
+        except KpsError:
+            return 0, None
+        if not isinstance(doc.get("benchmarks"), list) or not doc["benchmarks"]:
+            return 0, None
+        dest = task.out
+        if task.out.exists():
+            try:
+                complete = gbench.load(task.out)["context"].get("kps_incomplete") != "true"
+            except KpsError:
+                complete = False
+            if complete:
+                dest = task.out.with_name(task.out.name + ".interrupted")
+        self._write(task, doc, partial, probe, dest=dest)
+        return completed_benchmarks(doc), dest
+
+    def _write(self, task: Task, doc: dict, partial: Path, probe: LoadProbe, rc: Optional[int] = None,
+               dest: Optional[Path] = None) -> None:
+        """Completes the context of kps-bench's document `doc` (the command, the job, the binary, the
+        load around the run, the GPU's state, the task's own, the table read, portable paths; the
+        exit status where not 0) and moves it into place, `dest` (default task.out), through `partial`."""
+        context = {"kps_command": " ".join([self.display_bench] + task.job.bench_args(self.repetitions)),
+                   "kps_job": task.job.fingerprint(self.repetitions), "kps_job_id": task.job.id,
+                   "kps_bench_sha256": self.bench_sha, **probe.context(),
+                   **{f"nvidia_smi_{k}": v for k, v in gpu_state().items()}, **task.context}
+        if rc:
+            context["kps_exit_status"] = str(rc)
         # kps_tuning_table: the table's path, then what selected it ("PATH (the nearest table: ...)").
         table = (doc["context"].get("kps_tuning_table") or "").split(" (")[0]
         if table and Path(table).is_file():  # which table the run read, by content (its path may change)
@@ -179,13 +229,13 @@ class Runner:
                 doc["context"][key] = portable(doc["context"][key], self.display)
         with open(partial, "w", encoding="utf-8") as f:
             json.dump(doc, f, indent=1)
-        os.replace(partial, task.out)
-        if rc != 0:
-            what = "its completed benchmarks kept" if doc["context"].get("kps_incomplete") == "true" else \
-                "its results (failed checks listed in the report) kept"
-            warn(f"{task.label}: {task.job.id} FAILED (kps-bench exit {rc}); {what} in {task.out}")
-            return False
-        return True
+        os.replace(partial, dest or task.out)
+
+
+def completed_benchmarks(doc: dict) -> int:
+    """How many benchmarks a Google Benchmark document holds: its entries less the repetitions and
+    aggregates of one benchmark counted again (they share its run_name)."""
+    return len({b.get("run_name", b.get("name")) for b in doc["benchmarks"] if isinstance(b, dict)})
 
 
 def _stop(proc: subprocess.Popen) -> None:

@@ -1,7 +1,8 @@
 """The runner with a stand-in kps-bench (test/cluster/fake/kps-bench): results in a folder named
 after the machine, up-to-date runs skipped, a changed binary or sweep definition re-run, a failed
-run reported, and Ctrl-C: one line saying what was kept, no traceback, no .partial left, and the
-next run resumes at the interrupted job."""
+run reported, and Ctrl-C: one line saying what was kept, no traceback, no .partial left, the
+interrupted run's completed benchmarks kept (marked incomplete), and the next run resumes at the
+interrupted job."""
 import json
 import os
 import shutil
@@ -97,26 +98,86 @@ def test_a_failed_run_is_reported(tmp_path, home, fake_bench):
     assert "Traceback" not in err
 
 
-def test_ctrl_c_keeps_what_finished_and_resumes(tmp_path, home, fake_bench):
-    out = tmp_path / "out"
-    assert run(tmp_path, home, fake_bench, "--out", out, "--only", "job0")[0] == 0
-    env = kps_env(KPS_HOME=home, FAKE_KPS_SLEEP=60)
+def interrupt_job1(tmp_path, home, fake_bench, out, written=lambda text: text.endswith('"benchmarks": ['), args=(),
+                   **env):
+    """Runs the study (with `args`) with job0 done before and a stand-in that waits in job1; Ctrl-C
+    once its .partial holds what the stand-in writes before its wait (`written`): (exit status,
+    stderr)."""
+    env = kps_env(KPS_HOME=home, FAKE_KPS_SLEEP=60, **env)
     p = subprocess.Popen([sys.executable, "-m", "kps_report", "run", "--studies", "scan", "--bench", str(fake_bench),
-                          "--out", str(out)], cwd=tmp_path / "work", env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, preexec_fn=os.setpgrp)
+                          "--out", str(out), *args], cwd=tmp_path / "work", env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, preexec_fn=os.setpgrp)
     partial = out / "scan" / "job1.json.partial"
     deadline = time.time() + 30
-    while not partial.exists() and time.time() < deadline:
+    while not (partial.exists() and written(partial.read_text().rstrip())) and time.time() < deadline:
         time.sleep(0.1)
     assert partial.exists(), "the stand-in never started"
+    assert written(partial.read_text().rstrip()), partial.read_text()
     os.killpg(p.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole foreground group
     stdout, stderr = p.communicate(timeout=30)
-    assert p.returncode == 130
+    return p.returncode, stderr
+
+
+def one_line(rc, stderr):
+    assert rc == 130
     assert "Traceback" not in stderr
     lines = [l for l in stderr.splitlines() if l.strip()]
     assert len(lines) == 1, stderr
     assert "interrupted during scan run job1" in lines[0] and "kept 1 finished run" in lines[0]
     assert "resumes at job1" in lines[0]
+    return lines[0]
+
+
+def test_ctrl_c_keeps_what_finished_and_resumes(tmp_path, home, fake_bench):
+    out = tmp_path / "out"
+    assert run(tmp_path, home, fake_bench, "--out", out, "--only", "job0")[0] == 0
+    # the stand-in completes the scan benchmark (its 3 repetitions and aggregates), then waits
+    line = one_line(*interrupt_job1(tmp_path, home, fake_bench, out, FAKE_KPS_SLEEP_AFTER=1,
+                                   written=lambda text: "manual_time_cv" in text and text.endswith("}")))
+    assert "the 1 completed benchmark of job1 in " in line and "job1.json" in line, line
+    assert "marked incomplete" in line
+    assert not list(out.rglob("*.partial"))
+    doc = json.loads((out / "scan" / "job1.json").read_text())
+    ctx = doc["context"]
+    assert ctx["kps_incomplete"] == "true"
+    for key in ("kps_command", "kps_job", "kps_job_id", "kps_bench_sha256", "kps_load_before", "kps_study"):
+        assert key in ctx, key
+    assert ctx["kps_job_id"] == "job1" and str(tmp_path) not in ctx["kps_command"]
+    # every entry the stand-in wrote before the wait: the scan benchmark's, the copy one never ran
+    names = [b["name"] for b in doc["benchmarks"]]
+    assert len(names) == 3 + 4 and all(n.startswith("scan/single_pass/int32/1024/manual_time") for n in names)
+    assert {b.get("aggregate_name") for b in doc["benchmarks"]} == {None, "mean", "median", "stddev", "cv"}
+    rc, stdout, err = run(tmp_path, home, fake_bench, "--out", out)
+    assert rc == 0, err
+    assert "job0: up to date" in stdout and "job1 (the last run of it was interrupted)" in stdout
+    doc = json.loads((out / "scan" / "job1.json").read_text())
+    assert "kps_incomplete" not in doc["context"]
+    assert any(b["name"].startswith("copy/") for b in doc["benchmarks"])
+    assert not list(out.rglob("*.partial"))
+
+
+def test_ctrl_c_of_a_forced_run_keeps_the_complete_earlier_json(tmp_path, home, fake_bench):
+    out = tmp_path / "out"
+    assert run(tmp_path, home, fake_bench, "--out", out)[0] == 0
+    before = (out / "scan" / "job1.json").read_bytes()
+    rc, stderr = interrupt_job1(tmp_path, home, fake_bench, out, FAKE_KPS_SLEEP_AFTER=1, args=("--force", "--only", "job1"),
+                                written=lambda text: "manual_time_cv" in text and text.endswith("}"))
+    assert rc == 130 and "Traceback" not in stderr
+    lines = [l for l in stderr.splitlines() if l.strip()]
+    assert len(lines) == 1 and "job1.json.interrupted" in lines[0] and "of an earlier run kept" in lines[0], stderr
+    assert (out / "scan" / "job1.json").read_bytes() == before
+    kept = json.loads((out / "scan" / "job1.json.interrupted").read_text())
+    assert kept["context"]["kps_incomplete"] == "true" and len(kept["benchmarks"]) == 3 + 4
+    assert not list(out.rglob("*.partial"))
+    rc, stdout, _ = run(tmp_path, home, fake_bench, "--out", out)
+    assert rc == 0 and "job1: up to date" in stdout
+
+
+def test_ctrl_c_before_any_benchmark_completed_keeps_nothing_of_it(tmp_path, home, fake_bench):
+    out = tmp_path / "out"
+    assert run(tmp_path, home, fake_bench, "--out", out, "--only", "job0")[0] == 0
+    line = one_line(*interrupt_job1(tmp_path, home, fake_bench, out))
+    assert "no benchmark of job1 had completed" in line, line
     assert not list(out.rglob("*.partial"))
     assert not (out / "scan" / "job1.json").exists()
     rc, stdout, _ = run(tmp_path, home, fake_bench, "--out", out)
