@@ -40,6 +40,28 @@ bool take_flag(int& argc, char** argv, int i, const char* name, std::string& val
   return true;
 }
 
+/// Google Benchmark's JSON file reporter, flushed after every benchmark: a kps-bench that is
+/// stopped (Ctrl-C, a batch job's time limit) leaves each benchmark it completed in its
+/// --benchmark_out file, where `kps run` finds and keeps them; the stream's buffer would hold
+/// the last ones back.
+class FlushingJsonReporter : public benchmark::JSONReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& reports) override {
+    benchmark::JSONReporter::ReportRuns(reports);
+    GetOutputStream().flush();
+  }
+};
+
+/// Whether argv asks for a JSON --benchmark_out file (Google Benchmark's default format).
+bool json_file_output(int argc, char** argv) {
+  bool out = false, json = true;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--benchmark_out=", 16) == 0) out = argv[i][16] != '\0';
+    if (std::strncmp(argv[i], "--benchmark_out_format=", 23) == 0) json = std::strcmp(argv[i] + 23, "json") == 0;
+  }
+  return out && json;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -91,6 +113,7 @@ int main(int argc, char** argv) {
     std::cout << context.dump(2) << "\n";
     return 0;
   }
+  const bool flush_file = json_file_output(argc, argv);  // before Initialize takes its flags out of argv
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 
@@ -129,7 +152,9 @@ int main(int argc, char** argv) {
   }
 
   for (const auto& [key, value] : kps::environment()) benchmark::AddCustomContext(key, value);
-  const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
+  FlushingJsonReporter file_reporter;
+  const std::size_t ran =
+      flush_file ? benchmark::RunSpecifiedBenchmarks(nullptr, &file_reporter) : benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (ran == 0) {
     std::cerr << "kps-bench: no benchmark matches --benchmark_filter (sizes " << (have_sizes ? sizes_text : "default")
