@@ -289,10 +289,9 @@ void register_type(const Options& o, std::size_t n) {
   // mid-size sweeps' optima and their neighbours; for 8-byte types also 160 x 32 and 224 x 16,
   // the best at 2^21..2^23 in results/h100-cuda/experiments/scan-packed-status), the look-back's
   // sleeps as the table's rows use them (none, 600 or 2400 ns before the first read, or 600 ns
-  // between polls) and no or a 64-tile L2
-  // prefetch; scan_tune/kokkos/<type>/<N>, Kokkos' scan, which the table picks where it is
-  // faster; and scan_tune/automatic/<type>/<N>, the table's choice, which its verification
-  // compares with the optimum. Each point is timed alone, in rounds of its own call (the sweep
+  // between polls) and no or a 64-tile L2 prefetch; scan_tune/kokkos/<type>/<N>, Kokkos' scan,
+  // which the table picks where it is faster; and scan_tune/automatic/<type>/<N>, the table's
+  // choice, which its verification compares with the optimum. Each point is timed alone, in rounds of its own call (the sweep
   // has hundreds).
   if (!o.host) {
     const std::vector<std::pair<int, int>> shapes =

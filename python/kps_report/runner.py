@@ -11,8 +11,8 @@ file's name alone, never a folder of the machine that ran it. Ctrl-C (or SIGTERM
 run in progress and keeps the benchmarks it completed (gbench.salvage) in <id>.json, with the
 same context and kps_incomplete = "true" (so the next run re-measures that job), or beside a
 complete <id>.json of an earlier run (--force) as <id>.json.interrupted, leaving that run's
-JSON as it was; where nothing was complete it keeps nothing. Either way no .partial is left, and it raises Interrupted, which
-says what was kept.
+JSON as it was; where nothing was complete it keeps nothing. Either way no .partial is left,
+and it raises Interrupted, which says what was kept.
 """
 from __future__ import annotations
 
@@ -51,7 +51,8 @@ class Task:
 class Interrupted(Exception):
     """Ctrl-C during a run: what was kept and where to resume. `kept`: the tasks finished before
     it; `salvaged`: how many benchmarks the interrupted run had completed, kept (marked
-    incomplete) in `salvaged_to` (its task's JSON), or 0 and None where none was."""
+    incomplete) in `salvaged_to` (its task's JSON, or <id>.json.interrupted beside a complete one),
+    or 0 and None where none was."""
 
     def __init__(self, task: Task, kept: list, salvaged: int = 0, salvaged_to: Optional[Path] = None):
         super().__init__(task.job.id)

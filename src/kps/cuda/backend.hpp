@@ -102,16 +102,14 @@ struct BackendPair<Kokkos::Cuda> {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
     asm volatile("ld.relaxed.gpu.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
 #else
-    a = load_relaxed(p);
-    b = load_relaxed(p + 1);
+    load_pair_relaxed(p, a, b);
 #endif
   }
   KOKKOS_INLINE_FUNCTION static void store(std::uint64_t* p, std::uint64_t a, std::uint64_t b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
     asm volatile("st.relaxed.gpu.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
 #else
-    store_relaxed(p, a);
-    store_relaxed(p + 1, b);
+    store_pair_relaxed(p, a, b);
 #endif
   }
 };

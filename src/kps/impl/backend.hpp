@@ -114,12 +114,10 @@ struct BackendTeamOrder {
 template <class Exec, class Enable>
 struct BackendPair {
   KOKKOS_INLINE_FUNCTION static void load(std::uint64_t* p, std::uint64_t& a, std::uint64_t& b) {
-    a = load_relaxed(p);
-    b = load_relaxed(p + 1);
+    load_pair_relaxed(p, a, b);
   }
   KOKKOS_INLINE_FUNCTION static void store(std::uint64_t* p, std::uint64_t a, std::uint64_t b) {
-    store_relaxed(p, a);
-    store_relaxed(p + 1, b);
+    store_pair_relaxed(p, a, b);
   }
 };
 

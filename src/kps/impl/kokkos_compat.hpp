@@ -53,6 +53,20 @@ KOKKOS_INLINE_FUNCTION void store_relaxed(T* ptr, T value) {
   *static_cast<volatile T*>(ptr) = value;
 }
 
+/// The same for two adjacent words, one after the other: each word single-copy atomic, the pair
+/// not (kps/impl/backend.hpp: BackendPair).
+template <class T>
+KOKKOS_INLINE_FUNCTION void load_pair_relaxed(T* ptr, T& first, T& second) {
+  first = load_relaxed(ptr);
+  second = load_relaxed(ptr + 1);
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION void store_pair_relaxed(T* ptr, T first, T second) {
+  store_relaxed(ptr, first);
+  store_relaxed(ptr + 1, second);
+}
+
 /// `count` instances of exec's space for independent work (many small scans at once):
 ///  - Kokkos >= 4.0 on a device backend: Kokkos::Experimental::partition_space, which on CUDA,
 ///    HIP and SYCL makes a new stream per instance; each has its own impl_instance_id, hence

@@ -176,7 +176,8 @@ void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, co
     ws.status = Kokkos::View<std::uint64_t*, typename Exec::memory_space>(
         Kokkos::view_alloc(exec, std::string("kps::scan::status")), cap);
     ws.values = Kokkos::View<std::uint64_t*, typename Exec::memory_space>(
-        Kokkos::view_alloc(exec, std::string("kps::scan::values")), std::size_t(tile_status_words<double>) * cap);
+        Kokkos::view_alloc(exec, std::string("kps::scan::values")),
+        std::size_t(tile_status_words<double>) * cap);  // the pairs of 8-byte types
     ws.epoch = 0;
   }
   if (!single_pass_ids_by_rank<Exec> && !ws.tile_counter.data())
