@@ -27,6 +27,9 @@
 //                                 sets the vector width: capped points of I >= 16 / sizeof
 //                                 launch the same kernel, a repeat measurement)
 //
+// A call that returns its value to the host (reduce/, dot/, and their peers) is timed to its
+// return, an asynchronous one (reduce_async/, the copy, the read) to the end of a fence after
+// it (common.hpp, timed_rounds).
 // GB/s counts the bytes read once (N x sizeof(T), twice that for dot). The ratios come from
 // medians of interleaved rounds that time the variant and its peers one after the other
 // (common.hpp: 15 to 101 rounds, more for short calls; 5 to 31 for reduce_sweep points;
@@ -176,12 +179,17 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
     Kokkos::View<int, Device> flag("kps::bench::read_flag");
     std::vector<std::function<void()>> calls{call, [&] { Kokkos::deep_copy(exec, copy, x); }};
     std::vector<std::string> names{variant, "copy"};
+    // The calls that return only once done (timed to their return, timed_rounds): the
+    // synchronous form's variant, CUBs and peers, and the empty launch, which fences itself.
+    std::vector<bool> waits{!Async, false};
     if (inputs == 1) {
       // A pure streaming read of the same bytes, and the floor of any call (an empty launch).
       calls.push_back([&] { stream_read(exec, x.data(), n, flag.data()); });
       names.push_back("read");
+      waits.push_back(false);
       calls.push_back([&] { empty_launch(exec); });
       names.push_back("launch_floor");
+      waits.push_back(true);
     }
 #if defined(KOKKOS_ENABLE_CUDA)
     if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
@@ -191,22 +199,25 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
         else
           calls.push_back([&] { result = kps::cuda::cub_sum(exec, x.data(), n); });
         names.push_back("cub");
+        waits.push_back(!Async);
 #if defined(KPS_HAVE_CCCL_PEER)
         if constexpr (Async)
           calls.push_back([&] { kps::cuda::cccl::cub_sum(exec, x.data(), r.data(), n); });
         else
           calls.push_back([&] { result = kps::cuda::cccl::cub_sum(exec, x.data(), n); });
         names.push_back("cub_cccl");
+        waits.push_back(!Async);
 #endif
       }
 #endif
     for (const auto& p : peers) {
       calls.push_back([&] { run(p.call); });
       names.push_back(p.name);
+      waits.push_back(!Async);
     }
     if (calls.size() != reduction_calls(inputs, peers.size()))
       return fail(state, variant + ": the rounds' calls differ from reduction_calls");
-    const Medians t = timed_rounds(state, exec, calls, rounds.device_clock);
+    const Medians t = timed_rounds(state, exec, calls, rounds.device_clock, waits);
     benchmark::DoNotOptimize(result);
     if (t.wall.empty()) return;
     set_rates(state, n, double(inputs) * n * sizeof(T), t.wall[0]);

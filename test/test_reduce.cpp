@@ -16,6 +16,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "kps/reduce.hpp"
 #include "kps/tuning/table.hpp"
@@ -273,6 +275,50 @@ TEST(ReduceApi, BadPoliciesThrow) {
   Kokkos::View<double, DeviceType> r("r");
   EXPECT_THROW(reduce_sum(Exec(), x, r, ReducePolicy{0, 4, 1, 0}), std::invalid_argument);
   EXPECT_THROW(dot(Exec(), x, y, r), std::invalid_argument);
+}
+
+// A value returned to the host comes through a pooled pinned View on device backends
+// (kps/impl/host_result.hpp): each call gets its own value, calls back to back never read
+// the previous call's, two borrowed Views are never the same, and host threads calling at
+// once on their own instances each get their own sums.
+TEST(ReduceApi, HostResultsAreEachCallsOwn) {
+#if KOKKOS_VERSION >= 40000
+  {
+    const impl::PinnedResult<double> a;
+    const impl::PinnedResult<double> b;
+    EXPECT_NE(a.view().data(), b.view().data());
+  }
+#endif
+  for_each_exec([&](auto exec) {
+    using Exec = decltype(exec);
+    using Space = typename Exec::memory_space;
+    std::vector<Kokkos::View<std::int64_t*, Space>> xs;
+    std::vector<std::int64_t> want;
+    for (int k = 0; k < 8; ++k) {
+      auto h = random_values<std::int64_t>(100003 + 1000 * k, 40 + k);
+      h[0] += std::int64_t(k) << 40;  // sums far apart: a value of another call cannot pass
+      xs.push_back(to_device<std::int64_t, Space>(h));
+      want.push_back(std::accumulate(h.begin(), h.end(), std::int64_t(0)));
+    }
+    for (int round = 0; round < 3; ++round)
+      for (int k = 0; k < 8; ++k) EXPECT_EQ(reduce_sum(exec, xs[k]), want[k]) << "input " << k;
+    if constexpr (!impl::is_host_space_v<Exec>) {
+      const auto instances = impl::partition(exec, 4);
+      std::vector<std::string> errors(instances.size());
+      std::vector<std::thread> threads;
+      for (std::size_t t = 0; t < instances.size(); ++t)
+        threads.emplace_back([&, t] {
+          for (int i = 0; i < 50; ++i) {
+            const std::size_t k = (t + i) % xs.size();
+            const std::int64_t got = reduce_sum(instances[t], xs[k]);
+            if (got != want[k] && errors[t].empty())
+              errors[t] = "input " + std::to_string(k) + ": " + std::to_string(got) + " != " + std::to_string(want[k]);
+          }
+        });
+      for (auto& th : threads) th.join();
+      for (const auto& e : errors) EXPECT_EQ(e, "");
+    }
+  });
 }
 
 // The fallback rule as documented (kps::fallback_reduce_policy), on every execution space.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "cuda/event_timer.hpp"
@@ -169,7 +170,10 @@ double median_seconds(const Exec& exec, const std::function<void()>& f, int reps
 }
 
 Medians timed_rounds(benchmark::State& state, const Exec& exec, const std::vector<std::function<void()>>& fs,
-                     bool device_clock) {
+                     bool device_clock, const std::vector<bool>& waits) {
+  if (!waits.empty() && waits.size() != fs.size())
+    throw std::invalid_argument("timed_rounds: waits names " + std::to_string(waits.size()) + " calls of " +
+                                std::to_string(fs.size()));
   std::vector<std::vector<double>> wall(fs.size()), gpu(fs.size());
   const CacheFlush& flush = cache_flush();
   for (const auto& f : fs) f();  // warm-up
@@ -185,7 +189,7 @@ Medians timed_rounds(benchmark::State& state, const Exec& exec, const std::vecto
       flush(exec);
       Kokkos::Timer timer;
       fs[k]();
-      exec.fence();
+      if (waits.empty() || !waits[k]) exec.fence();
       wall[k].push_back(timer.seconds());
     }
     state.SetIterationTime(wall[0].back());

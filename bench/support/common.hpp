@@ -100,6 +100,12 @@ double median_seconds(const Exec& exec, const std::function<void()>& f, int reps
 /// fixes its iterations to whole designs: Google Benchmark's own search for an iteration count
 /// would run the setup and the rounds again.
 ///
+/// A call's wall time runs from its start to the end of a fence of exec after it, except for a
+/// call marked in `waits` (a call that returns a value to the host, hence only once its work
+/// is done): its time ends at its return, as its caller's does. A fence of an idle instance
+/// still costs a round trip to the driver (1.5-2 us on an H200 with CUDA 13,
+/// results/h200-cuda/experiments/reduce-host-result), which no caller of such a call pays.
+///
 /// Returns each call's median wall time; where `device_clock` and the backend has device
 /// events (CUDA), as many rounds again timed by events on exec (`gpu`: what the GPU spent from
 /// the call's first operation to its last, plus any wait for the host inside the call), in
@@ -110,7 +116,7 @@ struct Medians {
   int rounds = 0;
 };
 Medians timed_rounds(benchmark::State& state, const Exec& exec, const std::vector<std::function<void()>>& fs,
-                     bool device_clock = false);
+                     bool device_clock = false, const std::vector<bool>& waits = {});
 
 /// An empty launch on exec and its fence: the floor of any call's time on the backend.
 void empty_launch(const Exec& exec);

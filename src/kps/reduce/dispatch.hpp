@@ -13,6 +13,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "kps/impl/host_result.hpp"
 #include "kps/impl/kokkos_compat.hpp"
 #include "kps/reduce/kernel.hpp"
 #include "kps/reduce/policy.hpp"
@@ -110,8 +111,7 @@ void dispatch_width(int v, bool narrow, F&& f) {
 
 /// Runs the reduction of n elements into `result`: a T& (the call waits for the value) or a
 /// rank-0 View of T (the call is asynchronous on exec, as Kokkos::parallel_reduce into a View).
-/// Kokkos adds the threads' and the teams' sums (on CUDA it writes a value returned to the
-/// host straight into pinned host memory: no copy after the kernel).
+/// Kokkos adds the threads' and the teams' sums.
 template <class Exec, class T, class Load, class Result>
 void reduce_into(const Exec& exec, std::size_t n, const Load& load, ReducePolicy p, const char* label,
                  Result&& result) {
@@ -125,15 +125,28 @@ void reduce_into(const Exec& exec, std::size_t n, const Load& load, ReducePolicy
   });
 }
 
+/// The reduction of n elements returned to the host (the call waits for it). A device backend
+/// writes it into shared pinned memory and kps fences once (kps/impl/host_result.hpp); a host
+/// backend writes the returned variable.
 template <class Exec, class T, class Load>
 T reduce(const Exec& exec, std::size_t n, const Load& load, const ReducePolicy& p, const char* label) {
-  T result = T(0);
   if (n == 0) {
     validate<Exec, T>(exec, p, n, load);
+    return T(0);
+  }
+#if KOKKOS_VERSION >= 40000
+  if constexpr (uses_pinned_result_v<Exec>) {
+    const PinnedResult<T> result;
+    reduce_into<Exec, T>(exec, n, load, p, label, result.view());
+    exec.fence("kps::reduce: the value for the host");
+    return result.view()();
+  } else
+#endif
+  {
+    T result = T(0);
+    reduce_into<Exec, T>(exec, n, load, p, label, result);
     return result;
   }
-  reduce_into<Exec, T>(exec, n, load, p, label, result);
-  return result;
 }
 
 }  // namespace kps::impl
