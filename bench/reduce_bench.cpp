@@ -232,6 +232,15 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
       error = compare_scalar(value(), want, n);
       if (!error.empty()) return fail(state, variant + ": its peer " + p.name + ": " + error);
     }
+    // The CUBs' values too, each from one more call (a synchronous one's value is the host
+    // variable it returned into, before any fence).
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      if (names[k] != "cub" && names[k] != "cub_cccl") continue;
+      calls[k]();
+      exec.fence();
+      error = compare_scalar(value(), want, n);
+      if (!error.empty()) return fail(state, variant + ": its peer " + names[k] + ": " + error);
+    }
     // read bandwidth of this variant over the read bandwidth implied by the copy (it reads and writes)
     state.counters["ratio_to_copy"] = (inputs * t.wall[1]) / (2.0 * t.wall[0]);
     // Where the device times its work (CUDA events): the GPU's share of each call, in us.

@@ -106,7 +106,10 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
     }
 #endif
     if (calls.size() != scan_calls) return fail(state, variant + ": the rounds' calls differ from scan_calls");
-    const Medians t = timed_rounds(state, exec, calls);
+    // The empty launch fences itself (timed to its return, as in the reduction's rounds).
+    std::vector<bool> waits(calls.size(), false);
+    waits[3] = true;
+    const Medians t = timed_rounds(state, exec, calls, false, waits);
     if (t.wall.empty()) return;
     if (const std::string error = check(); !error.empty())
       return fail(state, variant + " (after the timed calls): " + error);

@@ -101,10 +101,11 @@ double median_seconds(const Exec& exec, const std::function<void()>& f, int reps
 /// would run the setup and the rounds again.
 ///
 /// A call's wall time runs from its start to the end of a fence of exec after it, except for a
-/// call marked in `waits` (a call that returns a value to the host, hence only once its work
-/// is done): its time ends at its return, as its caller's does. A fence of an idle instance
-/// still costs a round trip to the driver (1.5-2 us on an H200 with CUDA 13,
-/// results/h200-cuda/experiments/reduce-host-result), which no caller of such a call pays.
+/// call marked in `waits`, one that returns only once its work is done (it returns a value to
+/// the host, or fences exec itself): its time ends at its return, as its caller's does. A fence
+/// of an idle instance still costs a round trip to the driver (CUDA 13: 1.5 us on an H200,
+/// 2.0 us on an H100, results/h200-cuda/experiments/reduce-host-result), which no caller of such
+/// a call pays.
 ///
 /// Returns each call's median wall time; where `device_clock` and the backend has device
 /// events (CUDA), as many rounds again timed by events on exec (`gpu`: what the GPU spent from

@@ -133,7 +133,8 @@ typename View::non_const_value_type reduce_sum(const Exec& exec, const View& x) 
 /// Sum of x into the rank-0 View `result`, with an explicit policy. Asynchronous on exec when
 /// result lives in memory exec writes directly (a device View on a GPU; any View on a host
 /// backend), as Kokkos::parallel_reduce into a View: the value is there once exec is fenced
-/// (or for the next kernel on exec). A result in host memory of a GPU backend waits for it.
+/// (or for the next kernel on exec). A result in host memory that exec cannot write directly
+/// (ordinary host memory of a GPU backend) waits for it.
 template <class Exec, class View, class Result, std::enable_if_t<Kokkos::is_view<Result>::value, int> = 0>
 void reduce_sum(const Exec& exec, const View& x, const Result& result, const ReducePolicy& policy) {
   using T = typename View::non_const_value_type;

@@ -6,13 +6,15 @@
 // Kokkos::parallel_reduce into a host scalar fences the instance twice on CUDA (in the
 // reduction, to read its pinned scratch, and again in parallel_reduce, because the result is
 // not a View); the second fence finds the stream idle and still costs a round trip to the
-// driver, 1.5-2 us of an H200's 12-15 us call at 2^10
+// driver: 1.5 us of an H200's 13.5 us call at 2^10, 2.0 us of an H100's 15.8 us
 // (results/h200-cuda/experiments/reduce-host-result). Into a pinned View, parallel_reduce
 // returns at once and kps fences once.
 //
-// The Views come from a pool, one per element type, so a call allocates nothing and calls
-// from several host threads never share one; all are released when Kokkos finalizes (Views
-// must not outlive it).
+// The Views come from a pool per element type: only a call that finds every View of its type
+// in use allocates one (the first, and each one that more host threads at once need), calls
+// from several host threads never share one, and all are released when Kokkos finalizes
+// (Views must not outlive it). Kokkos' OpenACC and OpenMPTarget backends have no shared pinned
+// space: there, as on host backends, the reduction writes the caller's variable.
 #pragma once
 
 #include <memory>
@@ -25,12 +27,21 @@
 
 namespace kps::impl {
 
-#if KOKKOS_VERSION >= 40000
+#if defined(KOKKOS_HAS_SHARED_HOST_PINNED_SPACE)
 /// Whether exec writes a host result into shared pinned memory (device backends): host
-/// backends write the caller's variable itself, and Kokkos 3 has no SharedHostPinnedSpace.
+/// backends write the caller's variable itself (Kokkos 3, OpenACC and OpenMPTarget builds have
+/// no SharedHostPinnedSpace).
 template <class Exec>
 inline constexpr bool uses_pinned_result_v =
     !is_host_space_v<Exec> && Kokkos::SpaceAccessibility<Exec, Kokkos::SharedHostPinnedSpace>::accessible;
+
+/// The lock of every element type's pool (one for all: each pool's first use pushes a Kokkos
+/// finalize hook, and Kokkos' list of hooks has no lock of its own). Never destroyed, so that a
+/// Kokkos::finalize run after static destructors (from an atexit handler) still finds it.
+inline std::mutex& pinned_result_mutex() {
+  static std::mutex* m = new std::mutex;
+  return *m;
+}
 
 /// A rank-0 View of T in shared pinned memory, borrowed from the pool for one call.
 template <class T>
@@ -46,45 +57,38 @@ class PinnedResult {
   const view_type& view() const { return view_; }
 
  private:
-  struct Pool {
-    std::mutex mutex;
-    std::vector<view_type> free;
-  };
+  using Pool = std::vector<view_type>;
 
   /// The pool of T, created on first use; freed with its Views when Kokkos finalizes.
   static Pool*& pool() {
     static Pool* p = nullptr;
     return p;
   }
-  static std::mutex& pool_mutex() {
-    static std::mutex m;
-    return m;
-  }
 
   static view_type acquire() {
     {
-      std::lock_guard<std::mutex> lock(pool_mutex());
+      std::lock_guard<std::mutex> lock(pinned_result_mutex());
       if (!pool()) {
         pool() = new Pool;
         Kokkos::push_finalize_hook([] {
-          std::lock_guard<std::mutex> hook_lock(pool_mutex());
+          std::lock_guard<std::mutex> hook_lock(pinned_result_mutex());
           delete pool();
           pool() = nullptr;
         });
       }
-      if (!pool()->free.empty()) {
-        view_type v = std::move(pool()->free.back());
-        pool()->free.pop_back();
+      if (!pool()->empty()) {
+        view_type v = std::move(pool()->back());
+        pool()->pop_back();
         return v;
       }
     }
-    // The reduction writes the value (an empty league writes 0): no initialisation.
+    // Every call writes its value before reading it: no initialisation.
     return view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kps::reduce::host_result")));
   }
 
   static void release(view_type v) {
-    std::lock_guard<std::mutex> lock(pool_mutex());
-    if (pool()) pool()->free.push_back(std::move(v));
+    std::lock_guard<std::mutex> lock(pinned_result_mutex());
+    if (pool()) pool()->push_back(std::move(v));
   }
 
   view_type view_;

@@ -134,7 +134,7 @@ T reduce(const Exec& exec, std::size_t n, const Load& load, const ReducePolicy& 
     validate<Exec, T>(exec, p, n, load);
     return T(0);
   }
-#if KOKKOS_VERSION >= 40000
+#if defined(KOKKOS_HAS_SHARED_HOST_PINNED_SPACE)
   if constexpr (uses_pinned_result_v<Exec>) {
     const PinnedResult<T> result;
     reduce_into<Exec, T>(exec, n, load, p, label, result.view());

@@ -2,7 +2,8 @@
 // host code (table lookup, policy check), the enqueue of a launch (raw CUDA, Kokkos, kps), and
 // the round trip to the value (launch, kernel, fence) with the value written to device memory,
 // to Kokkos' host scalar (Kokkos' own path), or to a View in shared pinned memory, against an
-// empty launch and the streaming read of kps-bench. Host wall time of each form, median and
+// empty launch, the streaming read of kps-bench and the toolkit's CUB (DeviceReduce::Sum) in
+// the same forms. Host wall time of each form, median and
 // 10th / 90th percentiles of interleaved repetitions (2001 at 2^10, 61 at 2^28), int32.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <functional>
 #include <string>
 #include <vector>
+#include <cub/device/device_reduce.cuh>
 #include <cuda_runtime.h>
 #include "kps/reduce.hpp"
 #include "kernels/stream_read.hpp"
@@ -38,6 +40,14 @@ int main(int argc, char** argv) {
     Kokkos::View<int, Kokkos::CudaSpace> r("r");
     Kokkos::View<int, Kokkos::CudaSpace> flag("flag");
     Kokkos::View<int, Kokkos::SharedHostPinnedSpace> pinned("pinned");
+    // The toolkit's CUB: DeviceReduce::Sum into device memory, then to the host by a copy into
+    // pageable memory (which returns once done), with or without a synchronize after it; or
+    // straight into pinned host memory and one synchronize.
+    const cudaStream_t s = exec.cuda_stream();
+    std::size_t temp_bytes = 0;
+    cub::DeviceReduce::Sum(nullptr, temp_bytes, x.data(), r.data(), int(n), s);
+    Kokkos::View<char*, Kokkos::CudaSpace> temp("temp", temp_bytes);
+    const auto cub_to = [&](int* out) { cub::DeviceReduce::Sum(temp.data(), temp_bytes, x.data(), out, int(n), s); };
     const auto tp = kps::impl::tuned_policy<int>(exec, n);
     const kps::ReducePolicy pv = kps::impl::validate<Exec, int>(exec, tp.policy, n, kps::impl::SumLoad<int>{x.data()});
     std::printf("n=%zu policy team %d items %d league %d v %d -> league %d v %d\n", n, tp.policy.team_size,
@@ -68,9 +78,24 @@ int main(int argc, char** argv) {
         {"round trip: kps reduce_sum -> View + fence", [&] { kps::reduce_sum(exec, x, r); exec.fence(); }, true},
         {"round trip: direct -> pinned View + fence", [&] { direct(pinned); exec.fence(); sink += pinned(); }, true},
         {"round trip: kps reduce_sum -> pinned View + fence", [&] { kps::reduce_sum(exec, x, pinned); exec.fence(); sink += pinned(); }, true},
+        {"round trip: CUB -> device + copy", [&] { int h = 0; cub_to(r.data()); cudaMemcpyAsync(&h, r.data(), sizeof(int), cudaMemcpyDeviceToHost, s); sink += h; }, true},
+        {"round trip: CUB -> device + copy + sync", [&] { int h = 0; cub_to(r.data()); cudaMemcpyAsync(&h, r.data(), sizeof(int), cudaMemcpyDeviceToHost, s); cudaStreamSynchronize(s); sink += h; }, true},
+        {"round trip: CUB -> pinned + sync", [&] { cub_to(pinned.data()); cudaStreamSynchronize(s); sink += pinned(); }, true},
         {"round trip: kps reduce_sum sync", [&] { sink += kps::reduce_sum(exec, x); }, true},
         {"round trip: kps reduce_sum sync + fence", [&] { sink += kps::reduce_sum(exec, x); exec.fence(); }, true},
     };
+    {  // every form's value, once: x holds ones
+      int h = 0;
+      cub_to(r.data());
+      cudaMemcpyAsync(&h, r.data(), sizeof(int), cudaMemcpyDeviceToHost, s);
+      cub_to(pinned.data());
+      cudaStreamSynchronize(s);
+      const int kps_sync = kps::reduce_sum(exec, x);
+      if (h != int(n) || pinned() != int(n) || kps_sync != int(n)) {
+        std::fprintf(stderr, "n=%zu: wrong sums: CUB copy %d, CUB pinned %d, kps %d\n", n, h, pinned(), kps_sync);
+        return 1;
+      }
+    }
     const int reps = n < (1u << 20) ? 2001 : 61;
     std::vector<std::vector<double>> t(cases.size());
     for (auto& c : cases) c.call();
