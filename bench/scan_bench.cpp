@@ -97,6 +97,9 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
                                              [&] { Kokkos::deep_copy(exec, copy, in); },
                                              [&] { exclusive_scan(exec, in, copy, ScanAlgorithm::kokkos); },
                                              [&] { empty_launch(exec); }};
+    // Timed to its return: only the empty launch, which fences itself (the CUBs, appended
+    // below, are asynchronous like the scans).
+    std::vector<bool> waits{false, false, false, true};
 #if defined(KOKKOS_ENABLE_CUDA)
     if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
       calls.push_back([&] { kps::cuda::cub_exclusive_sum(exec, in.data(), copy.data(), n); });
@@ -106,9 +109,7 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
     }
 #endif
     if (calls.size() != scan_calls) return fail(state, variant + ": the rounds' calls differ from scan_calls");
-    // The empty launch fences itself (timed to its return, as in the reduction's rounds).
-    std::vector<bool> waits(calls.size(), false);
-    waits[3] = true;
+    waits.resize(calls.size(), false);
     const Medians t = timed_rounds(state, exec, calls, false, waits);
     if (t.wall.empty()) return;
     if (const std::string error = check(); !error.empty())

@@ -17,8 +17,8 @@
 // space: there, as on host backends, the reduction writes the caller's variable.
 #pragma once
 
-#include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
