@@ -19,7 +19,11 @@
 //                                 size), I items per thread (its load per thread) and the league
 //                                 from its relation, ceil(N / (T * I)) teams (its work groups);
 //                                 every (T, I) with N >= T * I (at least one full tile, so at
-//                                 least I >= 2 elements per thread, the seed's minimum)
+//                                 least I >= 2 elements per thread, the seed's minimum), and
+//                                 per T the smallest I whose tile covers N: a league of one
+//                                 team, which ends the reduction inside the team
+//                                 (kps/reduce/kernel.hpp, SingleTeamReduceKernel; larger I
+//                                 launch the same kernel)
 //   reduce_sweep/capped/<type>/<N>/team:T/items:I/waves:W
 //                                 the same with the league capped at W waves of teams
 //                                 (W * concurrency / T), each thread looping over the data;
@@ -343,7 +347,8 @@ void run_sweep_point(benchmark::State& state, std::size_t n, const ReducePolicy&
 }
 
 /// The sweep's points as two families with Google Benchmark's named arguments:
-/// reduce_sweep/seed/<type>/<N>/team:T/items:I (one team per tile of T x I) and
+/// reduce_sweep/seed/<type>/<N>/team:T/items:I (one team per tile of T x I; per T, tiles up to
+/// the first that covers N) and
 /// reduce_sweep/capped/<type>/<N>/team:T/items:I/waves:W (the league capped at W waves of
 /// resident teams, where that is fewer teams than tiles).
 template <class T>
@@ -356,10 +361,10 @@ void register_sweep(const Options& o, std::size_t n, const std::string& suffix) 
   std::vector<std::vector<std::int64_t>> seed, capped;
   for (int team : sweep_team_sizes(o.host)) {
     if (team > limit) continue;
-    for (int items : sweep_items(o.host)) {
+    for (int items : sweep_items(o.host)) {  // ascending
       const std::size_t tile = std::size_t(team) * items;
-      if (n < tile) continue;
       seed.push_back({team, items});
+      if (n <= tile) break;  // one team covers N: the league of one; larger tiles launch the same
       const std::size_t needed = (n + tile - 1) / tile;
       for (int waves : sweep_waves) {
         const std::size_t cap = capped_league(team, waves);

@@ -7,6 +7,7 @@
 // The lookup table loader: valid tables and lookups across range boundaries, missing,
 // malformed (each kind, with its line number) and foreign-device tables, and the selection
 // rules of KPS_TUNING_TABLE: test/test_tuning.cpp.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -112,6 +113,37 @@ TYPED_TEST(Reduce, PolicyFamilies) {
   check_policy<TypeParam>({2, 3, 5, 1});
   check_policy<TypeParam>({1, 4, 1, 4});
   check_policy<TypeParam>({1, 4096, 2, 0});
+  // A league of one team ends the reduction inside the team where the result is a View exec
+  // writes (the returned value's pinned View on a GPU, the asynchronous form's View in exec's
+  // memory): the largest teams, a tile of N and one looping past it.
+  for (int team : {256, 512, 1024}) check_policy<TypeParam>({team, 8, 1, 0}, false, false);
+}
+
+// The same reduction into a rank-0 View in ordinary host memory: on a host backend written by
+// the team of a league of one, on a GPU (which cannot write it) through Kokkos' parallel_reduce;
+// poisoned first, every league of one and of more teams, the sizes around the tile.
+TYPED_TEST(Reduce, HostViewResults) {
+  using T = TypeParam;
+  for_each_exec([&](auto exec) {
+    using Space = typename decltype(exec)::memory_space;
+    for (int league : {1, 3})
+      for (std::size_t n : {std::size_t(1), std::size_t(255), std::size_t(256), std::size_t(257), std::size_t(7919)}) {
+        SCOPED_TRACE("n=" + std::to_string(n) + " league=" + std::to_string(league));
+        const auto hx = random_values<T>(n, 11 + static_cast<std::uint32_t>(n));
+        const auto hy = random_values<T>(n, 12 + static_cast<std::uint32_t>(n));
+        const auto x = to_device<T, Space>(hx);
+        const auto y = to_device<T, Space>(hy);
+        const ReducePolicy p{std::min(32, impl::reduce_team_size_limit<decltype(exec), T>(exec)), 8, league, 0};
+        Kokkos::View<T, Kokkos::HostSpace> r("r"), rd("rd");
+        r() = T(99);
+        rd() = T(99);
+        reduce_sum(exec, x, r, p);
+        dot(exec, x, y, rd, p);
+        exec.fence();
+        expect_value(r(), reference_sum(hx), n);
+        expect_value(rd(), reference_sum(hx, &hy), n);
+      }
+  });
 }
 
 // Table rows as the tuned reduction turns them into policies: the seed's league (0) and a

@@ -109,9 +109,19 @@ void dispatch_width(int v, bool narrow, F&& f) {
   }
 }
 
+/// Whether a reduction into Result may end inside a league of one team
+/// (SingleTeamReduceKernel): Result is a rank-0 View that exec writes directly.
+template <class Exec, class Result, class Enable = void>
+inline constexpr bool single_team_result_v = false;
+template <class Exec, class Result>
+inline constexpr bool single_team_result_v<Exec, Result, std::enable_if_t<Kokkos::is_view<Result>::value>> =
+    Kokkos::SpaceAccessibility<Exec, typename Result::memory_space>::accessible;
+
 /// Runs the reduction of n elements into `result`: a T& (the call waits for the value) or a
 /// rank-0 View of T (the call is asynchronous on exec, as Kokkos::parallel_reduce into a View).
-/// Kokkos adds the threads' and the teams' sums.
+/// A league of one team writing a View exec reaches ends the reduction in the team
+/// (SingleTeamReduceKernel, launched by parallel_for); otherwise Kokkos' parallel_reduce adds
+/// the threads' and the teams' sums.
 template <class Exec, class T, class Load, class Result>
 void reduce_into(const Exec& exec, std::size_t n, const Load& load, ReducePolicy p, const char* label,
                  Result&& result) {
@@ -121,6 +131,18 @@ void reduce_into(const Exec& exec, std::size_t n, const Load& load, ReducePolicy
   dispatch_width(p.vector_width, narrow_index(n, p), [&](auto width, auto index) {
     constexpr int V = decltype(width)::value;
     ReduceKernel<Exec, T, V, Load, decltype(index)> k{load, n};
+    using R = std::decay_t<Result>;
+    if constexpr (single_team_result_v<Exec, R>) {
+      if (n > 0 && p.league_size == 1) {
+        const SingleTeamReduceKernel<Exec, T, V, Load, decltype(index), R> single{k, result};
+        // validate checked the team against parallel_reduce's limit; parallel_for's for this
+        // functor is not smaller on the backends kps knows, but a backend that says so falls back.
+        if (p.team_size <= policy.team_size_max(single, Kokkos::ParallelForTag())) {
+          Kokkos::parallel_for(label, policy, single);
+          return;
+        }
+      }
+    }
     Kokkos::parallel_reduce(label, policy, k, result);
   });
 }

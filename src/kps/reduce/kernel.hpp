@@ -169,4 +169,24 @@ struct ReduceKernel {
   }
 };
 
+/// The reduction of a league of one team, ended inside the team: each thread adds its share as
+/// in ReduceKernel, the team adds the threads' sums (team_reduce) and its first thread writes
+/// the value into `result`, a rank-0 View exec writes directly. Launched by parallel_for, it
+/// leaves out what parallel_reduce adds to end a reduction across teams (Kokkos' global scratch,
+/// its fence and counter, the last team's pass, the copy into the result), as CUB's single-tile
+/// kernel does for the sizes one block covers.
+template <class Exec, class T, int V, class Load, class Index, class ResultView>
+struct SingleTeamReduceKernel {
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  ReduceKernel<Exec, T, V, Load, Index> kernel;
+  ResultView result;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    T acc = T(0);
+    kernel(team, acc);
+    team.team_reduce(Kokkos::Sum<T, typename Exec::memory_space>(acc));
+    if (team.team_rank() == 0) result() = acc;
+  }
+};
+
 }  // namespace kps::impl
