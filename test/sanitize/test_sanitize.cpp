@@ -1,8 +1,9 @@
 // test/sanitize/test_sanitize.cpp — one call of every kps kernel on kps' execution space, small
 // enough that compute-sanitizer's tools (memcheck, racecheck, synccheck, initcheck) finish in
 // minutes, each result checked: every scan algorithm and the single pass's load layouts, delays
-// and prefetch; the reductions and the dot product, returned and into a device View; the cos
-// loop (both maths where the backend has both) and the fixed-time spin of the occupancy study.
+// and prefetch; the reductions and the dot product, returned and into a device View, a league
+// of one team included; the cos loop (both maths where the backend has both) and the
+// fixed-time spin of the occupancy study.
 // int32 and double. Sizes: several tiles of each scan (the single pass's default GPU tile is
 // 8192 elements for 4-byte types, 4096 for 8-byte ones), not multiples of any tile.
 // test/sanitize/sanitize.sh runs this binary under each tool (ctest -L sanitize).
@@ -98,11 +99,17 @@ TYPED_TEST(Sanitize, ReduceAndDot) {
   EXPECT_TRUE(sum_matches(reduce_sum(exec, x), sum, n));
   EXPECT_TRUE(sum_matches(dot(exec, x, y), dot_ref, n));
   EXPECT_TRUE(sum_matches(reduce_sum(exec, x, ReducePolicy{team(128), 4, 7, 1}), sum, n));
+  // A league of one team, which ends the reduction inside the team (into the pinned View).
+  EXPECT_TRUE(sum_matches(reduce_sum(exec, x, ReducePolicy{team(512), 8, 1, 0}), sum, n));
   Kokkos::View<T, Space> r("r");
   reduce_sum(exec, x, r);
   dot(exec, x, y, r);  // the second overwrites the first: both ran
   exec.fence();
   T got{};
+  Kokkos::deep_copy(got, r);
+  EXPECT_TRUE(sum_matches(got, dot_ref, n));
+  dot(exec, x, y, r, ReducePolicy{team(1024), 4, 1, 0});  // the league of one into a device View
+  exec.fence();
   Kokkos::deep_copy(got, r);
   EXPECT_TRUE(sum_matches(got, dot_ref, n));
 }
