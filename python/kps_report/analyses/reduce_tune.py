@@ -441,7 +441,8 @@ def analyze(records, ctx, outdir, sweep="", command="", bench_commands=(), link_
               ["type", "n", "best_variant", "best_team", "best_items", "best_waves", "best_seconds", "best_GB/s",
                "table_variant", "table_team", "table_items", "table_waves", "table_over_best"], csv_rows)
 
-    md.append("Every (team size, items per thread) with N >= team x items, league from the seed's relation "
+    md.append("Every (team size, items per thread) with N >= team x items and, in sweeps that have it, per team size "
+              "the smallest tile that covers N (a league of one team), league from the seed's relation "
               "ceil(N / (team x items)) (`seed`) or capped at W waves of teams (`capped`, W x concurrency / team); "
               "times: the median wall time of each point's interleaved rounds (on a GPU every call after a cache "
               "flush), Google Benchmark's median where the JSON has none. "
