@@ -3,6 +3,7 @@ their JSON alone, into a temporary folder (the source tree is left as it is): th
 backends, then every machine's report leading with its conditions and summary; no private paths,
 no GPU wording in a CPU machine's report, every figure linked exists and every figure is linked;
 and rendering twice gives the same report."""
+import json
 import re
 import shutil
 
@@ -54,6 +55,29 @@ def test_no_private_paths_and_commands_a_reader_can_run(rendered):
         assert private not in text, private
     assert "`build/cuda/bench/kps-bench " in text and "`build/serial/bench/kps-bench " in text
     assert "(= `./kps run --studies latency --scale full --only latency-cuda`)" in text
+
+
+def test_committed_files_name_no_private_path():
+    """Every committed result and table names files as the runner writes them (runner.portable):
+    inside the checkout relative to it, elsewhere by name; no temporary or home folder of the
+    machine that ran it, no output path of a run in progress."""
+    if not RESULTS.is_dir():
+        pytest.skip("no committed results")
+    private = re.compile(r"(?<![\w.])(/tmp/|/root/|/home/|\.carry/|/[^\s\"']*\.json\.partial)")
+    found = []
+    for folder in (RESULTS, ROOT / "src" / "kps" / "tuning" / "tables"):
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and path.suffix in (".json", ".table", ".md", ".txt", ".out", ".log", ".csv"):
+                text = path.read_text(encoding="utf-8", errors="replace")
+                found += [f"{path.relative_to(ROOT)}: {m.group(0)}" for m in private.finditer(text)]
+    assert not found, found[:5]
+    absolute = re.compile(r"(?<![^\s=\"])/[^\s()'\",;]+")
+    for path in sorted(RESULTS.rglob("*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        ctx = doc.get("context", {}) if isinstance(doc, dict) else {}
+        for key, value in ctx.items():  # an install prefix (/usr/...) is no machine's own
+            for p in absolute.findall(str(value)):
+                assert p.startswith("/usr/"), (str(path.relative_to(ROOT)), key, p)
 
 
 def test_cpu_reports_say_nothing_of_gpus(rendered):
