@@ -115,7 +115,9 @@ def load_sweep(folder: Path, study: Optional[Study]) -> Optional[Sweep]:
         return None
     docs = [gbench.load(folder / f"{i}.json") for i in ids]
     ctx = {}
-    for d in docs:  # in the sweep's order: the table's header names the last run's date and revision
+    # Every run's context, the newest last: the table's header names the newest run's date and
+    # revision (a partial re-tune re-runs some sweeps, not always the last in the study's order).
+    for d in sorted(docs, key=lambda d: str(d["context"].get("date", ""))):
         ctx.update(d["context"])
     vpath = folder / f"{VERIFY}.json"
     return Sweep(scale, ctx, docs, [r for d in docs for r in gbench.records(d)], tolerance, text,
