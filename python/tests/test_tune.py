@@ -267,3 +267,20 @@ class Tune(unittest.TestCase):
         self.assertNotIn(tune.Config("seed", 32, 2), points["int32"][1000])
 
 
+
+
+class SweepFolderTest(unittest.TestCase):
+    def test_header_context_is_the_newest_runs(self):
+        """A partial re-tune re-runs some of a folder's sweeps: the table's header (date, revision)
+        names the newest run, whatever its place in the sweep's order."""
+        import json
+        from pathlib import Path
+        from kps_report import tuning
+        with tempfile.TemporaryDirectory() as d:
+            for name, date, rev in (("sweep-a", "2025-02-01T00:00:00", "new"), ("sweep-b", "2025-01-01T00:00:00", "old")):
+                doc = sweep_doc({(t, n, *A): 10.0 for t in ("int32",) for n in SMALL})
+                doc["context"].update(date=date, kps_git_revision=rev)
+                Path(d, f"{name}.json").write_text(json.dumps(doc))
+            sweep = tuning.load_sweep(Path(d), None)
+            self.assertEqual(sweep.ctx["date"], "2025-02-01T00:00:00")
+            self.assertEqual(sweep.ctx["kps_git_revision"], "new")
