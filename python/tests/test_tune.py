@@ -3,12 +3,14 @@ optimum per size, the merging of sizes with similar optima into ranges and their
 capped configurations standing in for the seed's where the cap does not bind, same-size type
 copies, the table text (format of src/kps/tuning/table.hpp), the checks, and the files written.
 Run by ctest (kps.reduce.tune_analysis) with pytest."""
+import json
 import os
 import re
 import tempfile
 import unittest
+from pathlib import Path
 
-from kps_report import gbench
+from kps_report import gbench, tuning
 from kps_report.analyses import reduce_tune as tune
 
 CTX = {"device": "Test GPU 9000", "backend": "Cuda", "kokkos_concurrency": "1024", "device_compute_units": "4",
@@ -267,15 +269,10 @@ class Tune(unittest.TestCase):
         self.assertNotIn(tune.Config("seed", 32, 2), points["int32"][1000])
 
 
-
-
 class SweepFolderTest(unittest.TestCase):
     def test_header_context_is_the_newest_runs(self):
         """A partial re-tune re-runs some of a folder's sweeps: the table's header (date, revision)
         names the newest run, whatever its place in the sweep's order."""
-        import json
-        from pathlib import Path
-        from kps_report import tuning
         with tempfile.TemporaryDirectory() as d:
             for name, date, rev in (("sweep-a", "2025-02-01T00:00:00", "new"), ("sweep-b", "2025-01-01T00:00:00", "old")):
                 doc = sweep_doc({(t, n, *A): 10.0 for t in ("int32",) for n in SMALL})
