@@ -165,6 +165,63 @@ TYPED_TEST(Scan, SinglePassLanes) {
       }
 }
 
+// The single pass on cached tiles (TileLoad::cached): items per thread that are a multiple of a
+// 64-byte line and that are not (each thread's run then starts mid-line: the streaming stores'
+// unaligned head and tail), one and two Kokkos threads per team (GPUs: warps), ordinary and
+// streaming stores, at sizes around one and two tiles and at the suite's sizes; then lanes > 1
+// (the GPU's look-back windows, run lane by lane on a host) through the probe that makes every
+// tile walk back to tile 0, and repeated calls (the tile claims are never reset: each call's ids
+// count from the last's). Every thread count from 1 to 16 runs these in their own processes
+// (test/CMakeLists.txt: kps.scan.cached_threads.*).
+TYPED_TEST(Scan, CachedTiles) {
+  using T = TypeParam;
+  for (int items : {64, 100, 4096})
+    for (int team : {1, 2})
+      for (TileStore store : {TileStore::cached, TileStore::streaming}) {
+        if (items == 100 && team == 2) continue;
+        SCOPED_TRACE("items=" + std::to_string(items) + " team=" + std::to_string(team) + " store=" + to_string(store));
+        ScanOptions o;
+        o.single_pass = {team, items, TileLoad::cached};
+        o.single_pass.store = store;
+        // Around one tile and two of a one-thread team, and the suite's sizes.
+        std::vector<std::size_t> ns = policy_sizes;
+        for (std::size_t edge : {std::size_t(items) - 1, std::size_t(items), std::size_t(items) + 1, 2 * std::size_t(items) + 1})
+          ns.push_back(edge);
+        check_algorithm<T>(ScanAlgorithm::single_pass, o, true, ns);
+      }
+  for_each_exec([&](auto exec) {
+    using Exec = decltype(exec);
+    using Space = typename Exec::memory_space;
+    for (int lanes : {1, 4, 32}) {
+      SinglePassPolicy p{lanes, 64, TileLoad::cached};
+      p.lanes = lanes;
+      p.store = TileStore::streaming;
+      if (!impl::single_pass_launchable<Exec, T>(exec, p)) {
+        EXPECT_FALSE(impl::is_host_space_v<Exec>) << "host backends run every lane count up to 32";
+        continue;
+      }
+      for (std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(65537)}) {
+        SCOPED_TRACE("lanes=" + std::to_string(lanes) + " n=" + std::to_string(n));
+        const auto x = random_values<T>(n, 300 + static_cast<std::uint32_t>(n));
+        auto in = to_device<T, Space>(x);
+        Kokkos::View<T*, Space> out("kps::test::out", n);
+        impl::Workspace<Exec> ws;
+        for (int rep = 0; rep < 3; ++rep) {
+          Kokkos::deep_copy(out, T(-3));
+          impl::single_pass_scan(exec, in.data(), out.data(), n, rep != 1, p, ws, impl::AggregatesOnlyProbe{});
+          exec.fence();
+          expect_matches(to_host(out), reference_scan(x, rep != 1));
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+        // A tile claim per tile and one per team for each call, never reset.
+        const std::size_t tile = impl::single_pass_tile_elements<Exec, T>(exec, p, n);
+        EXPECT_EQ(tile, std::size_t(lanes) * 64);
+        EXPECT_GT(ws.claims, 0u);
+      }
+    }
+  });
+}
+
 /// The staged tile's layout puts every vector of the tile in its own slot inside the tile's
 /// scratch, and, where a thread's run is a power of two vectors, a thread's run (blocked) and
 /// eight consecutive threads' vectors (coalesced) in eight different bank groups of 16 bytes.
@@ -280,6 +337,11 @@ TEST(ScanApi, BadPoliciesThrow) {
   o.single_pass = {1, 256, TileLoad::staged};
   EXPECT_THROW(exclusive_scan(ExecutionSpace(), a, a, ScanAlgorithm::single_pass, o),
                std::invalid_argument);
+  // Cached tiles take 64 to 2^24 items per thread.
+  for (int items : {32, (1 << 24) + 1}) {
+    o.single_pass = {1, items, TileLoad::cached};
+    EXPECT_THROW(exclusive_scan(ExecutionSpace(), a, a, ScanAlgorithm::single_pass, o), std::invalid_argument);
+  }
   // One knob out of range, the others at their defaults.
   auto refused = [&](int SinglePassPolicy::*knob, int value) {
     o.single_pass = {};

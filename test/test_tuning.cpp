@@ -314,14 +314,15 @@ constexpr const char* tuning_table_text =
     "reduce int32 0 inf 64 2 0 0\n"
     "scan * 0 262143 kokkos 0 64 staged 0 0 0\n"
     "scan * 262144 inf single_pass 128 32 direct 2400 100 64   # the defaults of large scans\n"
-    "scan double 0 inf single_pass 0 16 staged 0 0 0\n";
+    "scan double 0 inf single_pass 0 16 staged 0 0 0\n"
+    "scan int64 0 inf single_pass 1 8192 cached 0 0 0 streaming\n";
 
 TEST(TuningTable, ParsesScanAndReduceRows) {
   const TuningTable t = parse(tuning_table_text);
   EXPECT_EQ(t.compute_capability, "9.0");
   EXPECT_EQ(t.memory_bytes, 8000000000u);
   ASSERT_EQ(t.reduce_rows.size(), 1u);
-  ASSERT_EQ(t.scan_rows.size(), 3u);
+  ASSERT_EQ(t.scan_rows.size(), 4u);
   const ScanRow* small = t.find_scan("int32", 1000);
   ASSERT_NE(small, nullptr);
   EXPECT_EQ(small->algorithm, ScanAlgorithm::kokkos);
@@ -336,7 +337,12 @@ TEST(TuningTable, ParsesScanAndReduceRows) {
   EXPECT_EQ(tuned.single_pass.look_back_delay_ns, 2400);
   EXPECT_EQ(tuned.single_pass.poll_delay_ns, 100);
   EXPECT_EQ(tuned.single_pass.prefetch_tiles, 64);
+  EXPECT_EQ(tuned.single_pass.store, TileStore::cached);  // a row of 10 fields
   EXPECT_EQ(t.find_scan("double", 5)->items_per_thread, 16);  // its own row before '*'
+  const impl::ScanTuning cached = impl::scan_tuning_of(*t.find_scan("int64", 5));
+  EXPECT_EQ(cached.single_pass.load, TileLoad::cached);
+  EXPECT_EQ(cached.single_pass.items_per_thread, 8192);
+  EXPECT_EQ(cached.single_pass.store, TileStore::streaming);
   EXPECT_EQ(t.find_reduce("double", 5), nullptr);
 }
 
@@ -346,10 +352,12 @@ TEST(TuningTable, MalformedScanRowsNameLineAndReason) {
     std::string text, why;
   } cases[] = {
       {head + "int32 0 10 64 2 0 0\n", "a row starts with its kind, reduce or scan"},
-      {head + "scan int32 0 10 single_pass 0 16 staged 0 0\n", "a scan row has 10 fields"},
+      {head + "scan int32 0 10 single_pass 0 16 staged 0 0\n", "a scan row has 10 or 11 fields"},
+      {head + "scan int32 0 10 single_pass 1 16384 cached 0 0 0 streaming extra\n", "a scan row has 10 or 11 fields"},
+      {head + "scan int32 0 10 single_pass 1 16384 cached 0 0 0 sideways\n", "store must be cached or streaming"},
       {head + "scan int32 0 10 fastest 0 16 staged 0 0 0\n", "unknown scan algorithm 'fastest'"},
       {head + "scan int32 0 10 automatic 0 16 staged 0 0 0\n", "unknown scan algorithm 'automatic'"},
-      {head + "scan int32 0 10 single_pass 0 16 sideways 0 0 0\n", "load must be direct or staged"},
+      {head + "scan int32 0 10 single_pass 0 16 sideways 0 0 0\n", "load must be direct, staged or cached"},
       {head + "scan int32 0 10 single_pass 0 0 staged 0 0 0\n", "items per thread must be >= 1"},
       {head + "scan int32 0 10 single_pass 0 16 staged -1 0 0\n", "look-back delay '-1'"},
       {head + "scan int32 0 10 kokkos 0 16 staged 0 0 0\nscan int32 5 20 kokkos 0 16 staged 0 0 0\n",

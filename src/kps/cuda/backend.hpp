@@ -72,7 +72,7 @@ struct BackendWait<Kokkos::Cuda> {
     (void)ns;
 #endif
   }
-  KOKKOS_INLINE_FUNCTION static void pause() {}
+  KOKKOS_INLINE_FUNCTION static void pause(unsigned /*round*/) {}
 };
 
 template <>

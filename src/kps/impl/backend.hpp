@@ -3,8 +3,10 @@
 // every backend; a backend folder specializes what it does better (kps/cuda/backend.hpp):
 //   BackendMath<Exec>   cos, and fast_cos (a hardware approximation where has_fast_cos)
 //   BackendClock<Exec>  a per-thread clock for fixed-duration spins and probes (cycles or ns)
-//   BackendWait<Exec>   sleep(ns) inside a spin-wait (nothing generic), pause() between polls
-//                       (a host thread yields its core: its predecessor's thread may be descheduled)
+//   BackendWait<Exec>   sleep(ns) inside a spin-wait (nothing generic), pause(round) between polls:
+//                       a host thread spins a bounded number of rounds, then yields its core (its
+//                       predecessor's thread may be descheduled: more threads than cores, or
+//                       cores shared with another process)
 //   BackendPrefetch<Exec>  l2(p, bytes): a hint to bring memory into the device's L2 (nothing generic)
 //   BackendLanes<Exec>  simt: whether a Kokkos thread's vector lanes are hardware threads that each
 //                       run a ThreadVectorRange body for their own index (GPUs), or one thread
@@ -16,6 +18,10 @@
 //                       poll: one 16-byte access where the backend has one, else two relaxed
 //                       8-byte ones (each word single-copy atomic, the pair not: the single-pass
 //                       scan's status tags each half, kps/scan/tile_status.hpp)
+//   BackendStore<Exec>  element(dst, v): a store of an output that is not read again soon, as a
+//                       streaming (non-temporal) store where the backend has one (kps/host/backend.hpp:
+//                       x86 hosts), which skips the read of a CPU's write-allocate; drain() orders
+//                       them before what the thread writes next (generic: ordinary stores, nothing to drain)
 // and KPS_IMPL_ROLLED_LOOP, placed before a loop that must not be unrolled in device code.
 #pragma once
 
@@ -55,6 +61,8 @@ template <class Exec, class Enable = void>
 struct BackendTeamOrder;
 template <class Exec, class Enable = void>
 struct BackendPair;
+template <class Exec, class Enable = void>
+struct BackendStore;
 
 }  // namespace kps::impl
 
@@ -62,6 +70,7 @@ struct BackendPair;
 #if defined(KOKKOS_ENABLE_CUDA)
 #include "kps/cuda/backend.hpp"
 #endif
+#include "kps/host/backend.hpp"
 
 #ifndef KPS_IMPL_ROLLED_LOOP
 #define KPS_IMPL_ROLLED_LOOP
@@ -93,7 +102,8 @@ struct BackendClock {
 template <class Exec, class Enable>
 struct BackendWait {
   KOKKOS_INLINE_FUNCTION static void sleep(unsigned /*ns*/) {}
-  KOKKOS_INLINE_FUNCTION static void pause() { KPS_IMPL_IF_ON_HOST(std::this_thread::yield();) }
+  /// Between polls: the round-th poll that found a predecessor unpublished.
+  KOKKOS_INLINE_FUNCTION static void pause(unsigned /*round*/) {}
 };
 
 template <class Exec, class Enable>
@@ -119,6 +129,16 @@ struct BackendPair {
   KOKKOS_INLINE_FUNCTION static void store(std::uint64_t* p, std::uint64_t a, std::uint64_t b) {
     store_pair_relaxed(p, a, b);
   }
+};
+
+template <class Exec, class Enable>
+struct BackendStore {
+  static constexpr bool streaming = false;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static void element(T* dst, T v) {
+    *dst = v;
+  }
+  KOKKOS_INLINE_FUNCTION static void drain() {}
 };
 
 }  // namespace kps::impl

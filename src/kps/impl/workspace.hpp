@@ -50,6 +50,10 @@ struct Workspace {
   // serialises thousands of teams on one word (~500 ns per tile measured); the 32-bit one is
   // a single ATOMG.ADD. A launch has fewer than 2^31 tiles.
   Kokkos::View<unsigned int, memory_space> tile_counter;
+  // The cached tiles' claims (kps/scan/single_pass_cached.hpp), never reset: `claims` is how many
+  // the calls so far made (mod 2^32), where the next call's tile ids start.
+  Kokkos::View<unsigned int, memory_space> tile_claims;
+  std::uint32_t claims = 0;
   std::uint32_t epoch = 0;         // epoch of the last single-pass call
   std::optional<Exec> owner;       // the instance this workspace belongs to, kept alive (see above)
 

@@ -129,6 +129,7 @@ KOKKOS_INLINE_FUNCTION T look_back(const Member& team, int lanes, const TileStat
   LaneArray<Exec, std::uint32_t> kind;
   T prefix = T(0);
   long base = tile - 1;  // nearest predecessor not added yet
+  unsigned waits = 0;    // polls that found an entry still unpublished
   for (;;) {
     probe.window_started();
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
@@ -152,7 +153,7 @@ KOKKOS_INLINE_FUNCTION T look_back(const Member& team, int lanes, const TileStat
       probe.window_complete();
       if (missing == 0) break;
       probe.waited();
-      BackendWait<Exec>::pause();
+      BackendWait<Exec>::pause(waits++);
       BackendWait<Exec>::sleep(delay.poll_ns);
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
         if (kind[l] == 0 && l < nearest) kind[l] = tiles.read(base - l, value[l]);

@@ -58,10 +58,53 @@ enum class TileLoad {
   /// BLOCK_LOAD_TRANSPOSE); costs tile-sized scratch and two barriers, holds nothing in registers
   /// across the look-back: the fastest on GPUs.
   staged,
+  /// Each thread owns `items_per_thread` consecutive elements (thousands: the tile is sized for a
+  /// core's cache, not for registers): it adds them up as it reads them into cache, the tile looks
+  /// back, and the thread scans them again from cache and writes them out. One read of memory and
+  /// one write, as a copy moves, at the cost of a second pass over cache; no scratch but a total
+  /// per thread. Teams stay resident and take tiles until none is left (as many teams as run at
+  /// once), and a one-thread team whose predecessor's inclusive prefix is already published scans
+  /// in one pass (always so on one thread). The fastest on CPUs (studies/scan/README.md).
+  cached,
 };
 
 inline const char* to_string(TileLoad l) {
-  return l == TileLoad::direct ? "direct" : l == TileLoad::staged ? "staged" : "automatic";
+  switch (l) {
+    case TileLoad::direct: return "direct";
+    case TileLoad::staged: return "staged";
+    case TileLoad::cached: return "cached";
+    case TileLoad::automatic: break;
+  }
+  return "automatic";
+}
+
+inline std::optional<TileLoad> tile_load_from_string(std::string_view s) {
+  for (TileLoad l : {TileLoad::automatic, TileLoad::direct, TileLoad::staged, TileLoad::cached})
+    if (s == to_string(l)) return l;
+  return std::nullopt;
+}
+
+/// How the single pass writes its output (cached tiles; direct and staged tiles write through the cache).
+enum class TileStore {
+  automatic,  ///< the tuning's choice
+  /// Ordinary stores: each output line is first read into the cache (a CPU's write-allocate),
+  /// then written back: 3 x N x sizeof(T) bytes of memory traffic for the scan, not 2; right
+  /// where the output is read again while it is still in cache.
+  cached,
+  /// Streaming (non-temporal) stores of whole lines where the backend has them
+  /// (kps/impl/backend.hpp: BackendStore), which skip the read: the traffic of a copy. Elsewhere
+  /// ordinary stores.
+  streaming,
+};
+
+inline const char* to_string(TileStore s) {
+  return s == TileStore::cached ? "cached" : s == TileStore::streaming ? "streaming" : "automatic";
+}
+
+inline std::optional<TileStore> tile_store_from_string(std::string_view s) {
+  for (TileStore t : {TileStore::automatic, TileStore::cached, TileStore::streaming})
+    if (s == to_string(t)) return t;
+  return std::nullopt;
 }
 
 /// Knobs of the single-pass scan: a tile is team_size x items_per_thread elements.
@@ -69,7 +112,8 @@ struct SinglePassPolicy {
   /// Threads per team: Kokkos threads x `lanes` (a multiple of lanes); 0: the tuning's, lowered
   /// at launch to what fits.
   int team_size = 0;
-  /// Consecutive elements per thread: 8, 16, 24, 32, 48, 64 or 256 (256: direct loads only); 0: the tuning's.
+  /// Consecutive elements per thread: 8, 16, 24, 32, 48, 64 or 256 (256: direct loads only); for
+  /// cached tiles any count from 64 to 2^24; 0: the tuning's.
   int items_per_thread = 0;
   TileLoad load = TileLoad::automatic;
   /// Nanoseconds the look-back sleeps after publishing the tile's aggregate, before its first read
@@ -87,6 +131,8 @@ struct SinglePassPolicy {
   /// backends emulate lanes > 1 one after another: the GPU's look-back and staged tiles, run and
   /// tested on a CPU.
   int lanes = 0;
+  /// How cached tiles write their output (direct and staged tiles ignore it).
+  TileStore store = TileStore::automatic;
 };
 
 /// Knobs of the tile scans built on a team algorithm.

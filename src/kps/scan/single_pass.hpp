@@ -23,6 +23,37 @@ namespace kps::impl {
 /// Nothing: a direct-load kernel's staged tile, a staged kernel's registers.
 struct Empty {};
 
+/// The tile's scan over its threads' totals, by the whole team: a scan over each Kokkos thread's
+/// lanes through `thread_totals` in scratch (the vector range ends with a lane barrier), then over
+/// the warps' totals (`warp_totals`, one per Kokkos thread). Leaves each lane's exclusive prefix
+/// among its Kokkos thread's lanes in thread_prefix[l] and its Kokkos thread's exclusive prefix in
+/// the tile in warp_prefix, and returns the tile's aggregate to every thread. Ends after a team
+/// barrier, with thread_totals free for the caller.
+template <class Exec, class T, class Member>
+KOKKOS_INLINE_FUNCTION T scan_thread_totals(const Member& team, int lanes, const LaneArray<Exec, T>& thread_total,
+                                            LaneArray<Exec, T>& thread_prefix, T* thread_totals, T* warp_totals,
+                                            T& warp_prefix) {
+  const int warp = team.team_rank();
+  const int warps = team.team_size();
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes),
+                       [&](int l) { thread_totals[warp * lanes + l] = thread_total[l]; });
+  Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, lanes), [&](int l, T& update, const bool final) {
+    if (final) thread_prefix[l] = update;
+    update += thread_totals[warp * lanes + l];
+  });
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
+    if (l == lanes - 1) warp_totals[warp] = thread_prefix[l] + thread_total[l];
+  });
+  team.team_barrier();
+  T aggregate = T(0);
+  warp_prefix = T(0);
+  for (int w = 0; w < warps; ++w) {
+    if (w == warp) warp_prefix = aggregate;
+    aggregate += warp_totals[w];
+  }
+  return aggregate;
+}
+
 /// Whether the single pass numbers its tiles by league rank on Exec, and needs no tile counter: the
 /// look-back waits only on lower tile ids, so a tile's id must come after those of tiles already
 /// started. Where teams start in league order (kps/impl/backend.hpp: BackendTeamOrder) the rank is
@@ -119,24 +150,10 @@ struct SinglePassKernel {
         thread_total[l] = x.v[Items - 1];
       });
     }
-    // A scan over the lanes through the per-thread totals in scratch (the vector range ends with
-    // a lane barrier), then over the warps' totals.
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes),
-                         [&](int l) { thread_totals[warp * lanes + l] = thread_total[l]; });
-    Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, lanes), [&](int l, T& update, const bool final) {
-      if (final) thread_prefix[l] = update;
-      update += thread_totals[warp * lanes + l];
-    });
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
-      if (l == lanes - 1) warp_totals[warp] = thread_prefix[l] + thread_total[l];
-    });
-    team.team_barrier();
+    T warp_prefix = T(0);
+    const T aggregate = scan_thread_totals<Exec>(team, lanes, thread_total, thread_prefix, thread_totals,
+                                                 warp_totals, warp_prefix);
     probed.totals_known();
-    T warp_prefix = T(0), aggregate = T(0);
-    for (int w = 0; w < warps; ++w) {
-      if (w == warp) warp_prefix = aggregate;
-      aggregate += warp_totals[w];
-    }
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
       thread_prefix[l] += warp_prefix;
       // Staged: the thread's prefix in the tile, for the coalesced write (its slot was last read

@@ -261,9 +261,9 @@ TuningTable TuningTable::parse(std::istream& in, const std::string& name) {
         p.error("vector width must be 0 (automatic), 1, 2 or 4, not " + f[6]);
       t.reduce_rows.push_back(r);
     } else {
-      if (f.size() != 10)
-        p.error("a scan row has 10 fields (type n_min n_max algorithm team items load delay poll prefetch), this one "
-                "has " + std::to_string(f.size()));
+      if (f.size() != 10 && f.size() != 11)
+        p.error("a scan row has 10 or 11 fields (type n_min n_max algorithm team items load delay poll prefetch "
+                "[store]), this one has " + std::to_string(f.size()));
       ScanRow r;
       range(r);
       const auto alg = scan_algorithm_from_string(f[3]);
@@ -272,11 +272,17 @@ TuningTable TuningTable::parse(std::istream& in, const std::string& name) {
       r.algorithm = *alg;
       r.team_size = p.count(f[4], "team size", 0);
       r.items_per_thread = p.count(f[5], "items per thread", 1);
-      if (f[6] != "direct" && f[6] != "staged") p.error("load must be direct or staged, not '" + f[6] + "'");
-      r.load = f[6] == "direct" ? TileLoad::direct : TileLoad::staged;
+      const auto load = tile_load_from_string(f[6]);
+      if (!load || *load == TileLoad::automatic) p.error("load must be direct, staged or cached, not '" + f[6] + "'");
+      r.load = *load;
       r.look_back_delay_ns = p.count(f[7], "look-back delay", 0);
       r.poll_delay_ns = p.count(f[8], "poll delay", 0);
       r.prefetch_tiles = p.count(f[9], "prefetch", 0);
+      if (f.size() == 11) {
+        const auto store = tile_store_from_string(f[10]);
+        if (!store || *store == TileStore::automatic) p.error("store must be cached or streaming, not '" + f[10] + "'");
+        r.store = *store;
+      }
       t.scan_rows.push_back(r);
     }
   }

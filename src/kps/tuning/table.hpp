@@ -17,9 +17,10 @@
 //   # reduce TYPE N_MIN N_MAX TEAM ITEMS LEAGUE VECTOR
 //   reduce int32 0 99999 256 8 0 0          rows; '#' starts a trailing comment (a header value
 //   reduce int32 100000 inf 256 16 1056 0    is taken whole, '#' included)
-//   # scan TYPE N_MIN N_MAX ALGORITHM TEAM ITEMS LOAD DELAY POLL PREFETCH
+//   # scan TYPE N_MIN N_MAX ALGORITHM TEAM ITEMS LOAD DELAY POLL PREFETCH [STORE]
 //   scan * 0 262143 kokkos 0 64 staged 0 0 0
 //   scan * 262144 inf single_pass 0 64 staged 2400 0 64
+//   scan * 0 inf single_pass 1 16384 cached 0 0 0 streaming
 //
 // The older `kps-reduce-table 1` (rows without the leading `reduce`) is read too.
 // A row applies to element type TYPE (int32, int64, float, double, or '*': any type without a row
@@ -28,7 +29,8 @@
 // width (0: automatic); LEAGUE 0 is the seed's relation, league = ceil(N / (TEAM x ITEMS)); L > 0
 // caps it: league = min(ceil(N / (TEAM x ITEMS)), L), every thread then loops. Scan rows: the
 // algorithm `automatic` runs, and the single pass's knobs (kps::SinglePassPolicy: TEAM 0 is the
-// largest default team that fits; LOAD direct or staged; DELAY and POLL in ns; PREFETCH in tiles).
+// largest default team that fits; LOAD direct, staged or cached; DELAY and POLL in ns; PREFETCH in
+// tiles; STORE, optional, cached or streaming: how cached tiles write, cached where left out).
 // Sizes no row covers use the rules (kps::fallback_reduce_policy, kps::impl::scan_rule).
 // A malformed table is always an error (file:line: reason), never silently ignored.
 #pragma once
@@ -67,10 +69,11 @@ struct ScanRow {
   ScanAlgorithm algorithm = ScanAlgorithm::single_pass;  ///< what `automatic` runs (never automatic itself)
   int team_size = 0;
   int items_per_thread = 0;
-  TileLoad load = TileLoad::staged;  ///< direct or staged
+  TileLoad load = TileLoad::staged;  ///< direct, staged or cached
   int look_back_delay_ns = 0;
   int poll_delay_ns = 0;
   int prefetch_tiles = 0;
+  TileStore store = TileStore::cached;  ///< cached or streaming (an 11th field; cached where absent)
   int line = 0;
 };
 
