@@ -14,6 +14,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "support/common.hpp"
+#include "support/peers.hpp"
 #include "support/environment.hpp"
 #include "kps/impl/kokkos_compat.hpp"
 
@@ -152,6 +153,12 @@ int main(int argc, char** argv) {
   }
 
   for (const auto& [key, value] : kps::environment()) benchmark::AddCustomContext(key, value);
+  // The peers this build times, and those it left out and why (said once here, and in the JSON).
+  benchmark::AddCustomContext("kps_peers", kps::bench::peers_summary());
+  if (const std::string notes = kps::bench::peer_notes(); !notes.empty()) {
+    benchmark::AddCustomContext("kps_peers_notes", notes);
+    std::cerr << "kps-bench: peers: " << notes << "\n";
+  }
   FlushingJsonReporter file_reporter;
   const std::size_t ran =
       flush_file ? benchmark::RunSpecifiedBenchmarks(nullptr, &file_reporter) : benchmark::RunSpecifiedBenchmarks();

@@ -59,10 +59,10 @@
 
 #include "support/checks.hpp"
 #include "cuda/native_kernels.hpp"
-#include "cuda/peers.hpp"
 #include "kernels/stream_read.hpp"
 #include "kps/reduce.hpp"
 #include "support/common.hpp"
+#include "support/peers.hpp"
 
 namespace kps::bench {
 // Named (not anonymous): nvcc cannot launch kernels on lambdas of anonymous namespaces.
@@ -107,15 +107,26 @@ long double reference(const DeviceView<T>& x, const DeviceView<T>& y) {
 constexpr Rounds study_rounds{15, 101, double(1 << 28), true};
 constexpr Rounds sweep_rounds{5, 31, double(1 << 27), false};
 
+/// The space's sum peers that run in kps' rounds (support/peers.hpp), and their calls: a
+/// synchronous comparison times `sum`, an asynchronous one `sum_into`, where the peer has one.
+template <class T, bool Async>
+std::vector<SumPeer<T>> round_sum_peers() {
+  std::vector<SumPeer<T>> in_rounds;
+  for (const auto& p : sum_peers<T>())
+    if (p.placement == Placement::rounds && (!Async || p.sum_into)) in_rounds.push_back(p);
+  return in_rounds;
+}
+
 /// The calls in a reduction's rounds (run_reduction): the variant, a copy of the same bytes,
-/// for sums the streaming read, the empty launch and the CUBs, then the peers.
-constexpr std::size_t reduction_calls(int inputs, std::size_t peers) {
-  return 2 + (inputs == 1 ? 2 + cub_peers() : 0) + peers;
+/// for sums the streaming read, the empty launch and the space's peers, then the variant's own.
+template <class T, bool Async = false>
+std::size_t reduction_calls(int inputs, std::size_t peers) {
+  return 2 + (inputs == 1 ? 2 + round_sum_peers<T, Async>().size() : 0) + peers;
 }
 /// The rounds of a reduction of N elements of T (registration: add_rounds).
-template <class T>
+template <class T, bool Async = false>
 int reduction_rounds(std::size_t n, int inputs, std::size_t peers, const Rounds& r = study_rounds) {
-  return comparison_rounds(r, double(inputs) * double(n) * sizeof(T), reduction_calls(inputs, peers));
+  return comparison_rounds(r, double(inputs) * double(n) * sizeof(T), reduction_calls<T, Async>(inputs, peers));
 }
 
 /// A call of a variant: returns the value (Async false) or writes it to the rank-0 View r.
@@ -151,7 +162,8 @@ void kokkos_sum(const DeviceView<T>& x, Result&& r) {
 /// own asynchronous form (result in device memory) in place of CUB plus a copy to the host.
 template <class T, bool Async = false, class F>
 void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std::string& variant, F&& f,
-                   const std::vector<Peer<T, Async>>& peers = {}, const Rounds& rounds = study_rounds) {
+                   const std::vector<Peer<T, Async>>& peers = {}, const Rounds& rounds = study_rounds,
+                   bool alone = false) {
   const Exec exec;
   try {
     const auto x = random_view<T>("kps::bench::x", n, 777 + n);
@@ -179,6 +191,17 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
     exec.fence();
     std::string error = compare_scalar(value(), want, n);
     if (!error.empty()) return fail(state, variant + ": " + error);
+    if (alone) {  // a peer of another runtime (support/peers.hpp): rounds of its own call
+      const Medians t = timed_rounds(state, exec, {call}, false, {!Async});
+      if (t.wall.empty()) return;
+      call();
+      exec.fence();
+      error = compare_scalar(value(), want, n);
+      if (!error.empty()) return fail(state, variant + " (after the timed calls): " + error);
+      set_rates(state, n, double(inputs) * n * sizeof(T), t.wall[0]);
+      state.counters["rounds"] = static_cast<double>(t.rounds);
+      return;
+    }
     DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
     Kokkos::View<int, Device> flag("kps::bench::read_flag");
     std::vector<std::function<void()>> calls{call, [&] { Kokkos::deep_copy(exec, copy, x); }};
@@ -195,31 +218,23 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
       names.push_back("launch_floor");
       waits.push_back(true);
     }
-#if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
-      if (inputs == 1) {
-        if constexpr (Async)
-          calls.push_back([&] { kps::cuda::cub_sum(exec, x.data(), r.data(), n); });
-        else
-          calls.push_back([&] { result = kps::cuda::cub_sum(exec, x.data(), n); });
-        names.push_back("cub");
-        waits.push_back(!Async);
-#if defined(KPS_HAVE_CCCL_PEER)
-        if constexpr (Async)
-          calls.push_back([&] { kps::cuda::cccl::cub_sum(exec, x.data(), r.data(), n); });
-        else
-          calls.push_back([&] { result = kps::cuda::cccl::cub_sum(exec, x.data(), n); });
-        names.push_back("cub_cccl");
-        waits.push_back(!Async);
-#endif
-      }
-#endif
+    // The space's peers (CUB on CUDA, a one-thread loop and OpenMP's on host backends), in the
+    // forms the variant's: the value returned, or written to device memory without waiting.
+    const std::vector<SumPeer<T>> space_peers = inputs == 1 ? round_sum_peers<T, Async>() : std::vector<SumPeer<T>>{};
+    for (const auto& p : space_peers) {
+      if constexpr (Async)
+        calls.push_back([&] { p.sum_into(exec, x.data(), n, r.data()); });
+      else
+        calls.push_back([&] { result = p.sum(exec, x.data(), n); });
+      names.push_back(p.name);
+      waits.push_back(!Async);
+    }
     for (const auto& p : peers) {
       calls.push_back([&] { run(p.call); });
       names.push_back(p.name);
       waits.push_back(!Async);
     }
-    if (calls.size() != reduction_calls(inputs, peers.size()))
+    if (calls.size() != reduction_calls<T, Async>(inputs, peers.size()))
       return fail(state, variant + ": the rounds' calls differ from reduction_calls");
     const Medians t = timed_rounds(state, exec, calls, rounds.device_clock, waits);
     benchmark::DoNotOptimize(result);
@@ -236,14 +251,13 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
       error = compare_scalar(value(), want, n);
       if (!error.empty()) return fail(state, variant + ": its peer " + p.name + ": " + error);
     }
-    // The CUBs' values too, each from one more call (a synchronous one's value is the host
-    // variable it returned into, before any fence).
-    for (std::size_t k = 0; k < names.size(); ++k) {
-      if (names[k] != "cub" && names[k] != "cub_cccl") continue;
-      calls[k]();
+    // The space's peers' values too, each from one more call (a synchronous one's value is the
+    // host variable it returned into, before any fence).
+    for (std::size_t k = 0; k < space_peers.size(); ++k) {
+      calls[4 + k]();
       exec.fence();
       error = compare_scalar(value(), want, n);
-      if (!error.empty()) return fail(state, variant + ": its peer " + names[k] + ": " + error);
+      if (!error.empty()) return fail(state, variant + ": its peer " + space_peers[k].name + ": " + error);
     }
     // read bandwidth of this variant over the read bandwidth implied by the copy (it reads and writes)
     state.counters["ratio_to_copy"] = (inputs * t.wall[1]) / (2.0 * t.wall[0]);
@@ -418,31 +432,40 @@ void register_type(const Options& o, std::size_t n) {
       return r();
     });
   });
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
-    add_rounds("reduce/cub" + suffix, reduction_rounds<T>(n, 1, 0), [=](benchmark::State& s) {
-      run_reduction<T>(s, n, 1, "cub", [](const DeviceView<T>& x, const DeviceView<T>&) {
-        return kps::cuda::cub_sum(Exec(), x.data(), x.extent(0));
-      });
+  // Each peer of the space as a benchmark of its own: in kps' rounds with the same peers, or, a
+  // peer of another runtime, alone (support/peers.hpp); reduce_async/<name> where it has that form.
+  for (const auto& p : sum_peers<T>()) {
+    const bool alone = p.placement == Placement::alone;
+    const auto sum = p.sum;
+    const int own = comparison_rounds(study_rounds, double(n) * sizeof(T), 1);  // alone: its own call's rounds
+    add_rounds("reduce/" + p.name + suffix, alone ? own : reduction_rounds<T>(n, 1, 0),
+               [=](benchmark::State& s) {
+                 run_reduction<T>(
+                     s, n, 1, p.name, [sum](const DeviceView<T>& x, const DeviceView<T>&) { return sum(Exec(), x.data(), x.extent(0)); },
+                     {}, study_rounds, alone);
+               });
+    if (!p.sum_into) continue;
+    const auto sum_into = p.sum_into;
+    add_rounds("reduce_async/" + p.name + suffix, alone ? own : reduction_rounds<T, true>(n, 1, 0), [=](benchmark::State& s) {
+      run_reduction<T, true>(
+          s, n, 1, p.name,
+          [sum_into](const DeviceView<T>& x, const DeviceView<T>&, const Kokkos::View<T, Device>& r) {
+            sum_into(Exec(), x.data(), x.extent(0), r.data());
+          },
+          {}, study_rounds, alone);
     });
-#endif
+  }
   // The same sums with the result left in device memory (no wait, no copy to the host):
   // kps::reduce_sum into a rank-0 View, Kokkos' parallel_reduce into one, CUB's own form.
   const Peer<T, true> tuned_async{
       "tuned", [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) { reduce_sum(Exec(), x, r); }};
-  add_rounds("reduce_async/tuned" + suffix, reduction_rounds<T>(n, 1, 1),
+  add_rounds("reduce_async/tuned" + suffix, reduction_rounds<T, true>(n, 1, 1),
       [=](benchmark::State& s) { run_reduction<T, true>(s, n, 1, "tuned", tuned_async.call, {kokkos_async}); });
-  add_rounds("reduce_async/kokkos" + suffix, reduction_rounds<T>(n, 1, 0),
+  add_rounds("reduce_async/kokkos" + suffix, reduction_rounds<T, true>(n, 1, 0),
       [=](benchmark::State& s) { run_reduction<T, true>(s, n, 1, "kokkos", kokkos_async.call); });
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
-    add_rounds("reduce_async/cub" + suffix, reduction_rounds<T>(n, 1, 0), [=](benchmark::State& s) {
-      run_reduction<T, true>(s, n, 1, "cub", [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) {
-        kps::cuda::cub_sum(Exec(), x.data(), r.data(), x.extent(0));
-      });
-    });
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
-    add_rounds("reduce_async/native" + suffix, reduction_rounds<T>(n, 1, 1), [=](benchmark::State& s) {
+    add_rounds("reduce_async/native" + suffix, reduction_rounds<T, true>(n, 1, 1), [=](benchmark::State& s) {
       run_reduction<T, true>(s, n, 1, "native", [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) {
         const std::size_t len = x.extent(0);
         const ReducePolicy p = impl::validate<Exec, T>(Exec(), tuned_reduce_policy<T>(Exec(), len), len,

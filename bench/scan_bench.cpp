@@ -19,7 +19,7 @@
 
 #include "support/checks.hpp"
 #include "support/common.hpp"
-#include "cuda/peers.hpp"
+#include "support/peers.hpp"
 #include "cuda/warp_count.hpp"
 #include "kps/impl/kokkos_compat.hpp"
 #include "kps/scan.hpp"
@@ -50,23 +50,35 @@ using DeviceView = Kokkos::View<T*, Device>;
 
 /// The rounds of a scan comparison: 15, up to 101 for scans that move less than 256 MiB.
 constexpr Rounds scan_rounds{15, 101, double(1 << 28), false};
-/// The calls of its rounds: the variant, the copy, Kokkos' scan, the empty launch, the CUBs.
-constexpr std::size_t scan_calls = 4 + cub_peers();
+/// The calls of its rounds besides the peers': the variant, the copy, Kokkos' scan, the empty launch.
+constexpr std::size_t scan_own_calls = 4;
+
+/// The peers of T's scans that run in kps' rounds (support/peers.hpp).
 template <class T>
-int rounds_of_scan(std::size_t n) {
-  return comparison_rounds(scan_rounds, 2.0 * double(n) * sizeof(T), scan_calls);
+std::vector<ScanPeer<T>> round_peers() {
+  std::vector<ScanPeer<T>> in_rounds;
+  for (const auto& p : scan_peers<T>())
+    if (p.placement == Placement::rounds) in_rounds.push_back(p);
+  return in_rounds;
+}
+
+template <class T>
+int rounds_of_scan(std::size_t n, std::size_t calls = scan_own_calls + round_peers<T>().size()) {
+  return comparison_rounds(scan_rounds, 2.0 * double(n) * sizeof(T), calls);
 }
 
 /// Runs one scan variant: checks it, then times it in rounds with its peers (timed_rounds): a
 /// device copy (ratio_to_copy), Kokkos' parallel_scan (ratio_to_kokkos: what `automatic` must
 /// never fall below), the floor of any call (launch_floor_us: an empty launch and its fence,
-/// what a launch-bound size cannot beat) and on CUDA CUB (ratio_to_cub, ratio_to_cub_cccl).
-/// GB/s and every ratio come from the medians of the same rounds. Without `peers` (the tuning
-/// sweep's hundreds of points) the rounds time the variant alone.
+/// what a launch-bound size cannot beat) and the space's peers that run in its rounds
+/// (ratio_to_<name>: CUB and a newer CCCL's on CUDA, a one-thread loop and OpenMP's on host
+/// backends), each checked too. GB/s and every ratio come from the medians of the same rounds.
+/// Without `peers` (the tuning sweep's hundreds of points, and a peer of another runtime, timed
+/// alone) the rounds time the variant alone.
 template <class T>
 void run_scan(benchmark::State& state, std::size_t n, const std::string& variant,
               const std::function<void(const DeviceView<T>&, const DeviceView<T>&)>& scan, bool in_place,
-              bool peers = true) {
+              bool peers = true, bool waits = false) {
   const Exec exec;
   try {
     auto in = random_view<T>("kps::bench::in", n, 1234 + n);
@@ -74,53 +86,46 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
     // A check on poisoned output (in place: on a fresh copy of the input), before the timed calls
     // and again after them: a defect that shows only on repeated calls (state a call leaves in
     // the reused workspace) must not time well and pass.
-    const auto check = [&] {
+    const auto check = [&](const std::function<void(const DeviceView<T>&, const DeviceView<T>&)>& f, bool f_in_place) {
       poison(out);
-      if (in_place) Kokkos::deep_copy(out, in);
-      scan(in_place ? out : in, out);
+      if (f_in_place) Kokkos::deep_copy(out, in);
+      f(f_in_place ? out : in, out);
       exec.fence();
       return compare(to_host(out), cached_reference(in));
     };
-    if (const std::string error = check(); !error.empty()) return fail(state, variant + ": " + error);
+    if (const std::string error = check(scan, in_place); !error.empty()) return fail(state, variant + ": " + error);
 
-    if (!peers) {
-      const Medians t = timed_rounds(state, exec, {[&] { scan(in_place ? out : in, out); }});
-      if (t.wall.empty()) return;
-      if (const std::string error = check(); !error.empty())
-        return fail(state, variant + " (after the timed calls): " + error);
-      set_rates(state, n, 2.0 * n * sizeof(T), t.wall[0]);
-      state.counters["rounds"] = static_cast<double>(t.rounds);
-      return;
-    }
     DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
-    std::vector<std::function<void()>> calls{[&] { scan(in_place ? out : in, out); },
-                                             [&] { Kokkos::deep_copy(exec, copy, in); },
-                                             [&] { exclusive_scan(exec, in, copy, ScanAlgorithm::kokkos); },
-                                             [&] { empty_launch(exec); }};
-    // Timed to its return: only the empty launch, which fences itself (the CUBs, appended
-    // below, are asynchronous like the scans).
-    std::vector<bool> waits{false, false, false, true};
-#if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-      calls.push_back([&] { kps::cuda::cub_exclusive_sum(exec, in.data(), copy.data(), n); });
-#if defined(KPS_HAVE_CCCL_PEER)
-      calls.push_back([&] { kps::cuda::cccl::cub_exclusive_sum(exec, in.data(), copy.data(), n); });
-#endif
+    std::vector<std::function<void()>> calls{[&] { scan(in_place ? out : in, out); }};
+    std::vector<bool> call_waits{waits};
+    const std::vector<ScanPeer<T>> others = peers ? round_peers<T>() : std::vector<ScanPeer<T>>{};
+    if (peers) {
+      calls.push_back([&] { Kokkos::deep_copy(exec, copy, in); });
+      calls.push_back([&] { exclusive_scan(exec, in, copy, ScanAlgorithm::kokkos); });
+      calls.push_back([&] { empty_launch(exec); });  // fences itself: timed to its return
+      call_waits.insert(call_waits.end(), {false, false, true});
+      for (const auto& p : others) {
+        calls.push_back([&] { p.exclusive(exec, in.data(), copy.data(), n); });
+        call_waits.push_back(p.waits);
+      }
     }
-#endif
-    if (calls.size() != scan_calls) return fail(state, variant + ": the rounds' calls differ from scan_calls");
-    waits.resize(calls.size(), false);
-    const Medians t = timed_rounds(state, exec, calls, false, waits);
+    const Medians t = timed_rounds(state, exec, calls, false, call_waits);
     if (t.wall.empty()) return;
-    if (const std::string error = check(); !error.empty())
+    if (const std::string error = check(scan, in_place); !error.empty())
       return fail(state, variant + " (after the timed calls): " + error);
+    // Each peer's result too, from one more call of its own.
+    for (const auto& p : others)
+      if (const std::string error = check([&](const DeviceView<T>& a, const DeviceView<T>& b) { p.exclusive(exec, a.data(), b.data(), n); }, false);
+          !error.empty())
+        return fail(state, variant + ": its peer " + p.name + ": " + error);
     set_rates(state, n, 2.0 * n * sizeof(T), t.wall[0]);
+    state.counters["rounds"] = static_cast<double>(t.rounds);
+    if (!peers) return;
     state.counters["ratio_to_copy"] = t.wall[1] / t.wall[0];
     state.counters["ratio_to_kokkos"] = t.wall[2] / t.wall[0];
     state.counters["launch_floor_us"] = t.wall[3] * 1e6;
-    if (cub_peers() >= 1) state.counters["ratio_to_cub"] = t.wall[4] / t.wall[0];
-    if (cub_peers() >= 2) state.counters["ratio_to_cub_cccl"] = t.wall[5] / t.wall[0];
-    state.counters["rounds"] = static_cast<double>(t.rounds);
+    for (std::size_t k = 0; k < others.size(); ++k)
+      state.counters["ratio_to_" + others[k].name] = t.wall[scan_own_calls + k] / t.wall[0];
   } catch (const std::exception& e) {
     fail(state, variant + ": " + e.what());
   }
@@ -201,7 +206,7 @@ void add_single_pass_points(const std::string& family, std::size_t n, const std:
                             const std::vector<std::vector<std::int64_t>>& points,
                             SinglePassPolicy (*policy_of)(const benchmark::State&), bool peers = true) {
   if (points.empty()) return;
-  const int rounds = peers ? rounds_of_scan<T>(n) : comparison_rounds(scan_rounds, 2.0 * double(n) * sizeof(T), 1);
+  const int rounds = peers ? rounds_of_scan<T>(n) : rounds_of_scan<T>(n, 1);
   auto* b = add_rounds(family, rounds, [=](benchmark::State& s) {
     ScanOptions opt;
     opt.single_pass = policy_of(s);
@@ -235,18 +240,18 @@ void register_type(const Options& o, std::size_t n) {
 #endif
         },
         true);
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    add_scan<T>("scan/cub" + suffix, n, "cub", [](const DeviceView<T>& in, const DeviceView<T>& out) {
-      kps::cuda::cub_exclusive_sum(Exec(), in.data(), out.data(), in.extent(0));
-    });
-#if defined(KPS_HAVE_CCCL_PEER)
-    add_scan<T>("scan/cub_cccl" + suffix, n, "cub_cccl", [](const DeviceView<T>& in, const DeviceView<T>& out) {
-      kps::cuda::cccl::cub_exclusive_sum(Exec(), in.data(), out.data(), in.extent(0));
-    });
-#endif
+  // Each peer of the space as a benchmark of its own: in kps' rounds with the same peers, or, a
+  // peer of another runtime, alone (support/peers.hpp).
+  for (const auto& p : scan_peers<T>()) {
+    const bool alone = p.placement == Placement::alone;
+    const auto call = p.exclusive;
+    add_rounds("scan/" + p.name + suffix, alone ? rounds_of_scan<T>(n, 1) : rounds_of_scan<T>(n),
+               [=](benchmark::State& s) {
+                 run_scan<T>(s, n, p.name, [call](const DeviceView<T>& in, const DeviceView<T>& out) {
+                   call(Exec(), in.data(), out.data(), in.extent(0));
+                 }, false, !alone, p.waits);
+               });
   }
-#endif
   // The single-pass scan's knobs (scan_sweep/single_pass/<type>/<N>/team:T/items:I/load:L),
   // on GPUs, and the same configurations' look-back probed (scan_lookback/...). Staged tiles
   // above 32 KiB are left out: they exceed the 48 KiB of team scratch a GPU gives one team
@@ -319,15 +324,30 @@ void register_type(const Options& o, std::size_t n) {
           return policy;
         },
         false);
-    // Kokkos' scan and `automatic` (what the table makes of the size: the verification's) alike.
-    for (ScanAlgorithm alg : {ScanAlgorithm::kokkos, ScanAlgorithm::automatic})
-      add_rounds("scan_tune/" + std::string(to_string(alg)) + suffix,
-                 comparison_rounds(scan_rounds, 2.0 * double(n) * sizeof(T), 1), [=](benchmark::State& s) {
-                   run_scan<T>(s, n, to_string(alg), [alg](const DeviceView<T>& in, const DeviceView<T>& out) {
-                     exclusive_scan(Exec(), in, out, alg);
-                   }, false, false);
-                 });
   }
+  // On host backends, the same sweep of the single pass on cached tiles
+  // (scan_tune/single_pass/<type>/<N>/team:1/items:I/store:S): one thread per team, tiles of 16 KiB
+  // to 1 MiB per thread (a core's L1 to past its L2), ordinary (S = 0) or streaming (S = 1) stores.
+  if (o.host) {
+    std::vector<std::vector<std::int64_t>> points;
+    for (std::int64_t bytes : {16 << 10, 64 << 10, 256 << 10, 1 << 20})
+      for (std::int64_t store : {0, 1}) points.push_back({1, bytes / std::int64_t(sizeof(T)), store});
+    add_single_pass_points<T>(
+        "scan_tune/single_pass" + suffix, n, {"team", "items", "store"}, points,
+        [](const benchmark::State& s) {
+          SinglePassPolicy policy{int(s.range(0)), int(s.range(1)), TileLoad::cached};
+          policy.store = s.range(2) ? TileStore::streaming : TileStore::cached;
+          return policy;
+        },
+        false);
+  }
+  // Kokkos' scan and `automatic` (what the table makes of the size: the verification's) alike.
+  for (ScanAlgorithm alg : {ScanAlgorithm::kokkos, ScanAlgorithm::automatic})
+    add_rounds("scan_tune/" + std::string(to_string(alg)) + suffix, rounds_of_scan<T>(n, 1), [=](benchmark::State& s) {
+      run_scan<T>(s, n, to_string(alg), [alg](const DeviceView<T>& in, const DeviceView<T>& out) {
+        exclusive_scan(Exec(), in, out, alg);
+      }, false, false);
+    });
   // L2 prefetch of the tile a later team takes (scan_prefetch/single_pass/<type>/<N>/team:T/
   // items:I/prefetch:P, GPUs; SinglePassPolicy::prefetch_tiles), at the default delays.
   if (!o.host) {

@@ -45,8 +45,8 @@ if(KPS_REQUIRE_CUDA AND NOT "CUDA" IN_LIST Kokkos_DEVICES)
 endif()
 
 set(KPS_EXECUTION_SPACE Default CACHE STRING
-    "Kokkos execution space of kps-bench, the tests and the package: Default (Kokkos::DefaultExecutionSpace), Serial, OpenMP or Cuda")
-set_property(CACHE KPS_EXECUTION_SPACE PROPERTY STRINGS Default Serial OpenMP Cuda)
+    "Kokkos execution space of kps-bench, the tests and the package: Default (Kokkos::DefaultExecutionSpace), Serial, OpenMP, Threads or Cuda")
+set_property(CACHE KPS_EXECUTION_SPACE PROPERTY STRINGS Default Serial OpenMP Threads Cuda)
 # Kokkos' own names of its backends (Kokkos_DEVICES spells them in upper case), in the order in
 # which Kokkos picks its default execution space.
 set(_kps_kokkos_spaces Cuda HIP SYCL OpenMPTarget OpenMP Threads HPX Serial)
@@ -63,14 +63,14 @@ if(_kps_space_uc STREQUAL "DEFAULT")
 else()
   # The spaces kps has a device description for (src/kps/host, src/kps/cuda).
   set(KPS_EXECUTION_SPACE_NAME "")
-  foreach(_space Serial OpenMP Cuda)
+  foreach(_space Serial OpenMP Threads Cuda)
     string(TOUPPER "${_space}" _uc)
     if(_uc STREQUAL _kps_space_uc)
       set(KPS_EXECUTION_SPACE_NAME ${_space})
     endif()
   endforeach()
   if(NOT KPS_EXECUTION_SPACE_NAME)
-    message(FATAL_ERROR "KPS_EXECUTION_SPACE='${KPS_EXECUTION_SPACE}' is not one of Default, Serial, OpenMP, Cuda")
+    message(FATAL_ERROR "KPS_EXECUTION_SPACE='${KPS_EXECUTION_SPACE}' is not one of Default, Serial, OpenMP, Threads, Cuda")
   endif()
   # Kokkos' own check where its package has one (3.x and 4.x do), else its list of devices.
   if(COMMAND kokkos_check)

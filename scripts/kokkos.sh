@@ -2,18 +2,20 @@
 # kps: build one Kokkos release and its Kokkos Kernels from source archives into the cache, for
 # the support matrix (README "Tested with") and CI. Never touches the checkout.
 #
-#   scripts/kokkos.sh VERSION [--cuda ARCH] [--cmake-language] [--deps DIR] [--jobs N] [--print-prefix]
+#   scripts/kokkos.sh VERSION [--cuda ARCH | --threads] [--cmake-language] [--deps DIR] [--jobs N] [--print-prefix]
 #
 #   VERSION            4.6.01, 4.7.1 or 5.0.2 (Kokkos Kernels 4.6.02 with 4.6.01, 4.7.00 with the others)
 #   --cuda ARCH        add the CUDA backend for compute capability ARCH (90: Hopper), compiled with
 #                      Kokkos' nvcc_wrapper as the C++ compiler (as spack's kokkos +wrapper)
+#   --threads          Kokkos::Threads as the host's parallel backend instead of OpenMP (a Kokkos has
+#                      one of them; the `threads` preset)
 #   --cmake-language   with --cuda: CUDA as a CMake language instead (Kokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE;
 #                      needs CMake >= 3.25.2 with Kokkos 5)
 #   --deps DIR         where kokkos-VERSION.tar.gz and kokkos-kernels-*.tar.gz are (default: $KPS_DEPS, else
 #                      ../shared/deps beside the checkout)
 #   --print-prefix     print the install prefix and exit (builds nothing)
 #
-# Serial and OpenMP are always on; C++17 for Kokkos 4, C++20 for Kokkos 5 (which requires it).
+# Serial is always on, and OpenMP unless --threads; C++17 for Kokkos 4, C++20 for Kokkos 5 (which requires it).
 # The install goes to $KPS_CACHE/kokkos-VERSION-<backends>[-cmakelang] and is reused when it is
 # complete; its CMAKE_PREFIX_PATH line is written to <prefix>/env.sh. Exit 2 on bad options, 1
 # on a failed build (the log's path is printed).
@@ -25,12 +27,13 @@ usage() { sed -n '4,20p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { printf '[kps kokkos] error: %s\n' "$*" >&2; exit "${2:-1}"; }
 say() { printf '[kps kokkos] %s\n' "$*"; }
 
-version="" cuda_arch="" cmake_lang=0 deps="${KPS_DEPS:-$ROOT/../shared/deps}" jobs="${KPS_JOBS:-$(nproc)}" print=0
+version="" cuda_arch="" threads=0 cmake_lang=0 deps="${KPS_DEPS:-$ROOT/../shared/deps}" jobs="${KPS_JOBS:-$(nproc)}" print=0
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
     --cuda) [ $# -ge 2 ] || die "--cuda needs an architecture (90)" 2; cuda_arch="$2"; shift 2 ;;
     --cuda=*) cuda_arch="${1#--cuda=}"; shift ;;
+    --threads) threads=1; shift ;;
     --cmake-language) cmake_lang=1; shift ;;
     --deps) [ $# -ge 2 ] || die "--deps needs a folder" 2; deps="$2"; shift 2 ;;
     --deps=*) deps="${1#--deps=}"; shift ;;
@@ -52,8 +55,11 @@ if [ -n "$cuda_arch" ]; then
   [ -n "${arch_names[$cuda_arch]:-}" ] || die "--cuda $cuda_arch: known architectures are ${!arch_names[*]}" 2
 fi
 [ "$cmake_lang" = 0 ] || [ -n "$cuda_arch" ] || die "--cmake-language needs --cuda" 2
+[ "$threads" = 0 ] || [ -z "$cuda_arch" ] || die "--threads and --cuda are separate builds (one at a time)" 2
 
-name="kokkos-$version-$([ -n "$cuda_arch" ] && echo "cuda$cuda_arch" || echo host)$([ "$cmake_lang" = 1 ] && echo -cmakelang || true)"
+host_kind=host
+[ "$threads" = 0 ] || host_kind=threads
+name="kokkos-$version-$([ -n "$cuda_arch" ] && echo "cuda$cuda_arch" || echo "$host_kind")$([ "$cmake_lang" = 1 ] && echo -cmakelang || true)"
 prefix="$KPS_CACHE/$name"
 if [ "$print" = 1 ]; then echo "$prefix"; exit 0; fi
 if [ -f "$prefix/env.sh" ]; then
@@ -78,7 +84,8 @@ tar xzf "$deps/kokkos-$version.tar.gz" -C "$work"
 tar xzf "$deps/kokkos-kernels-$kk.tar.gz" -C "$work"
 
 common=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_INSTALL_PREFIX=$prefix" "-DCMAKE_CXX_STANDARD=$std" -DBUILD_SHARED_LIBS=OFF)
-kokkos=(-DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF)
+kokkos=(-DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF)
+if [ "$threads" = 1 ]; then kokkos+=(-DKokkos_ENABLE_THREADS=ON); else kokkos+=(-DKokkos_ENABLE_OPENMP=ON); fi
 compiler=(-DCMAKE_CXX_COMPILER="${CXX:-g++}")
 if [ -n "$cuda_arch" ]; then
   kokkos+=(-DKokkos_ENABLE_CUDA=ON "-DKokkos_ARCH_${arch_names[$cuda_arch]}=ON")
@@ -93,7 +100,7 @@ if [ -n "$cuda_arch" ]; then
     compiler=(-DCMAKE_CXX_COMPILER="$prefix/bin/nvcc_wrapper")
   fi
 fi
-say "building Kokkos $version (C++$std$([ -n "$cuda_arch" ] && echo ", CUDA sm_$cuda_arch" || true), $jobs jobs; log: $log)"
+say "building Kokkos $version (C++$std$([ -n "$cuda_arch" ] && echo ", CUDA sm_$cuda_arch" || true)$([ "$threads" = 1 ] && echo ", Threads" || true), $jobs jobs; log: $log)"
 { cmake -S "$work/kokkos-$version" -B "$work/kokkos" "${common[@]}" "${compiler[@]}" "${kokkos[@]}" \
     && cmake --build "$work/kokkos" -j "$jobs" && cmake --install "$work/kokkos"; } >"$log" 2>&1 \
   || { tail -n 20 "$log" >&2; die "building Kokkos $version failed; the log is $log"; }

@@ -5,6 +5,10 @@
 // a namespace of its own so that both live in one program).
 #include "cuda/peers.hpp"
 
+#include <type_traits>
+
+#include "support/peers.hpp"
+
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -19,6 +23,12 @@
 
 #ifndef KPS_CUB_PEER_NAMESPACE
 #define KPS_CUB_PEER_NAMESPACE kps::cuda
+#endif
+// The peers' name in the benchmarks (scan/<name>/..., ratio_to_<name>) and their place among the
+// peers (support/peers.hpp: providers run in rank order).
+#ifndef KPS_CUB_PEER_NAME
+#define KPS_CUB_PEER_NAME "cub"
+#define KPS_CUB_PEER_RANK 0
 #endif
 
 namespace KPS_CUB_PEER_NAMESPACE {
@@ -124,5 +134,30 @@ KPS_CUB_INSTANTIATE(std::int32_t)
 KPS_CUB_INSTANTIATE(std::int64_t)
 KPS_CUB_INSTANTIATE(float)
 KPS_CUB_INSTANTIATE(double)
+
+namespace {
+
+/// This CUB's scan and sum as peers of the benchmarks' space, where it is CUDA.
+template <class T>
+void add_peers(kps::bench::Peers& all) {
+  using kps::bench::Exec;
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+    all.add(kps::bench::ScanPeer<T>{KPS_CUB_PEER_NAME, [](const Exec& e, const T* in, T* out, std::size_t n) {
+                                      cub_exclusive_sum(e, in, out, n);
+                                    }});
+    all.add(kps::bench::SumPeer<T>{KPS_CUB_PEER_NAME,
+                                   [](const Exec& e, const T* x, std::size_t n) { return cub_sum(e, x, n); },
+                                   [](const Exec& e, const T* x, std::size_t n, T* r) { cub_sum(e, x, r, n); }});
+  }
+}
+
+[[maybe_unused]] const int registered = kps::bench::add_peer_provider(KPS_CUB_PEER_RANK, [](kps::bench::Peers& all) {
+  add_peers<std::int32_t>(all);
+  add_peers<std::int64_t>(all);
+  add_peers<float>(all);
+  add_peers<double>(all);
+});
+
+}  // namespace
 
 }  // namespace KPS_CUB_PEER_NAMESPACE

@@ -1,7 +1,8 @@
 // bench/cuda/peers.hpp — CUB, the CUDA peer every kps GPU figure is compared with. The only
 // place kps uses CUB; declared for any build, defined only where Kokkos has CUDA. kps::cuda is the
-// toolkit's CUB; kps::cuda::cccl a newer CCCL's, where the build has one (KPS_CCCL_ROOT:
-// KPS_HAVE_CCCL_PEER is defined).
+// toolkit's CUB; cuda/peers_cccl.cpp compiles the same functions in kps::cuda::cccl against a
+// newer CCCL where the build has one (KPS_CCCL_ROOT). The benchmarks reach both through the peer
+// registry (support/peers.hpp), as `cub` and `cub_cccl`.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -27,19 +28,6 @@ T cub_sum(const Kokkos::Cuda& exec, const T* in, std::size_t n);
 /// The same sum written to *out (device memory) without waiting: CUB's own interface.
 template <class T>
 void cub_sum(const Kokkos::Cuda& exec, const T* in, T* out, std::size_t n);
-
-#if defined(KPS_HAVE_CCCL_PEER)
-/// The same with the newer CCCL's CUB (KPS_CCCL_ROOT).
-namespace cccl {
-std::string cub_version();
-template <class T>
-void cub_exclusive_sum(const Kokkos::Cuda& exec, const T* in, T* out, std::size_t n);
-template <class T>
-T cub_sum(const Kokkos::Cuda& exec, const T* in, std::size_t n);
-template <class T>
-void cub_sum(const Kokkos::Cuda& exec, const T* in, T* out, std::size_t n);
-}  // namespace cccl
-#endif
 
 }  // namespace kps::cuda
 #endif

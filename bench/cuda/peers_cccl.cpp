@@ -3,4 +3,6 @@
 // kps::cuda::cccl, with CUB wrapped in a namespace of its own (CUB_WRAPPED_NAMESPACE, set by
 // bench/CMakeLists.txt) so that both CUBs live in one program.
 #define KPS_CUB_PEER_NAMESPACE kps::cuda::cccl
+#define KPS_CUB_PEER_NAME "cub_cccl"
+#define KPS_CUB_PEER_RANK 1
 #include "peers.cpp"

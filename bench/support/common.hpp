@@ -146,26 +146,11 @@ Kokkos::View<T*, Device> random_view(const std::string& label, std::size_t n, st
   return v;
 }
 
-/// The CUB peers a comparison times in its rounds: on CUDA the toolkit's CUB and, where the build
-/// has one (KPS_CCCL_ROOT), a newer CCCL's.
-constexpr std::size_t cub_peers() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-#if defined(KPS_HAVE_CCCL_PEER)
-    return 2;
-#else
-    return 1;
-#endif
-  }
-#endif
-  return 0;
-}
-
-/// `r`'s rounds for calls of `bytes` each on Exec (rounds_for): on a host backend the minimum,
-/// since its calls take milliseconds where a GPU's take microseconds (the growth for short calls
-/// is a GPU's).
+/// `r`'s rounds for calls of `bytes` each on Exec (rounds_for): more for short calls, on every
+/// backend (a host's scans of 2^16 elements take microseconds, where one slow wake-up of a thread
+/// moves a median of 15).
 inline int comparison_rounds(const Rounds& r, double bytes, std::size_t calls) {
-  return rounds_for(r, kps::impl::is_host_space_v<Exec> ? 0.0 : bytes, calls);
+  return rounds_for(r, bytes, calls);
 }
 
 /// Registers `fn` under `name` as a manual-time benchmark (GPU work is timed with fences).

@@ -1,7 +1,10 @@
 // bench/support/environment.cpp — the benchmarks' environment description and pre-flight check.
 #include "support/environment.hpp"
 
+#include <cctype>
+#include <cstdlib>
 #include <sstream>
+#include <thread>
 #include <type_traits>
 
 #include <Kokkos_Core.hpp>
@@ -120,6 +123,28 @@ std::map<std::string, std::string> environment() {
   if (!d.driver.empty()) env["device_driver"] = d.driver;
   const TuningSelection& tuning = tuning_table(ExecutionSpace());
   env["kps_tuning_table"] = source_relative(tuning.note);
+  if constexpr (impl::is_host_space_v<ExecutionSpace>) {
+    // How the host's threads ran: the OpenMP settings (any host backend's process may run OpenMP
+    // peers), the cores this machine has, and what makes its figures suspect.
+    const auto var = [](const char* name) {
+      const char* v = std::getenv(name);
+      return std::string(v && *v ? v : "unset");
+    };
+    for (const char* name : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY"}) {
+      std::string key = name;
+      for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      env[key] = var(name);
+    }
+    const unsigned cores = std::thread::hardware_concurrency();
+    env["host_hardware_threads"] = std::to_string(cores);
+    std::string note;
+    const long threads = ExecutionSpace().concurrency();
+    if (cores > 0 && threads > long(cores))
+      note = std::to_string(threads) + " threads on " + std::to_string(cores) + " hardware threads: oversubscribed";
+    if (threads > 1 && (var("OMP_PROC_BIND") == "unset" || var("OMP_PROC_BIND") == "false"))
+      note += std::string(note.empty() ? "" : "; ") + "OMP_PROC_BIND " + var("OMP_PROC_BIND") + ": threads may move between cores";
+    if (!note.empty()) env["kps_threads_note"] = note;
+  }
   return env;
 }
 

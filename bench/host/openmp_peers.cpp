@@ -1,0 +1,56 @@
+// bench/host/openmp_peers.cpp — OpenMP 5's own scan and sum (`openmp`): a `parallel for` with
+// reduction(inscan, +) and a `scan exclusive` directive (g++ >= 10), and `parallel for simd` with
+// reduction(+) (simd: the compiler may reorder the floating-point adds, as an OpenMP user
+// allows it to). Compiled with the compiler's OpenMP flags where CMake finds OpenMP. The threads
+// are OpenMP's default team (OMP_NUM_THREADS), the same pool as Kokkos::OpenMP's: in the rounds
+// on that backend, alone elsewhere (support/peers.hpp).
+#include <cstddef>
+#include <cstdint>
+
+#include "host/peers.hpp"
+
+namespace kps::bench::host {
+namespace {
+
+template <class T>
+void exclusive_scan(const T* in, T* out, std::size_t n) {
+  T acc = T(0);
+#pragma omp parallel for reduction(inscan, + : acc)
+  for (std::size_t i = 0; i < n; ++i) {
+    out[i] = acc;
+#pragma omp scan exclusive(acc)
+    acc += in[i];
+  }
+}
+
+template <class T>
+T sum(const T* x, std::size_t n) {
+  T s = T(0);
+#pragma omp parallel for simd reduction(+ : s)
+  for (std::size_t i = 0; i < n; ++i) s += x[i];
+  return s;
+}
+
+template <class T>
+void add_peers(Peers& all, Placement placement) {
+  all.add(ScanPeer<T>{"openmp", [](const Exec&, const T* in, T* out, std::size_t n) { exclusive_scan(in, out, n); },
+                      placement, true});
+  all.add(SumPeer<T>{"openmp", [](const Exec&, const T* x, std::size_t n) { return sum(x, n); }, {}, placement});
+}
+
+[[maybe_unused]] const int registered = add_peer_provider(openmp_rank, [](Peers& all) {
+  if constexpr (kps::impl::is_host_space_v<Exec>) {
+    const Placement placement = placement_for("openmp");
+    if (placement == Placement::alone && !other_runtimes_measurable()) {
+      all.note("openmp: left out on " + exec_runtime() + " (its idle threads spin; the OpenMP build's peers job has it)");
+      return;
+    }
+    add_peers<std::int32_t>(all, placement);
+    add_peers<std::int64_t>(all, placement);
+    add_peers<float>(all, placement);
+    add_peers<double>(all, placement);
+  }
+});
+
+}  // namespace
+}  // namespace kps::bench::host

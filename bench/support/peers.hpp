@@ -1,0 +1,115 @@
+// bench/support/peers.hpp — the peers of kps' scans and sums: other implementations of the same
+// operation that a study times beside kps', each a name and a call. Each backend folder provides
+// its own (bench/cuda/peers.cpp: CUB, and a newer CCCL's; bench/host/: a one-thread loop, OpenMP,
+// oneTBB), registered when the program starts; a study fixture asks for "the peers of this
+// space" (scan_peers<T>(), sum_peers<T>()) and writes ratio_to_<name> for each, without naming a
+// backend. A peer the build could not find is simply absent (peer_notes() says why, once, in the
+// JSON context).
+//
+// Where a peer is timed: in the rounds of kps' own call (Placement::rounds), interleaved with it,
+// when it runs on the same threading runtime as the space (or on the calling thread alone);
+// alone (Placement::alone), in rounds of its own call and in a process of its own (the study's
+// peers job), when it runs on another runtime: one runtime's idle threads keep spinning on the
+// cores the other's threads need (on the 16-core node, oneTBB beside 16 OpenMP threads ran at a
+// fifth of its speed), which would rig the comparison in kps' favour.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "support/execution_space.hpp"
+
+namespace kps::bench {
+
+using Exec = kps::ExecutionSpace;
+
+enum class Placement {
+  rounds,  ///< timed in the rounds of kps' call: same runtime, or none
+  alone,   ///< another runtime's: timed alone, in a process of its own
+};
+
+/// An exclusive scan: out[i] = in[0] + ... + in[i-1], asynchronous on exec like kps' scans
+/// (a host peer returns when done).
+template <class T>
+struct ScanPeer {
+  std::string name;  ///< the benchmark's variant (scan/<name>/<type>/<N>) and the counter ratio_to_<name>
+  std::function<void(const Exec&, const T* in, T* out, std::size_t n)> exclusive;
+  Placement placement = Placement::rounds;
+  bool waits = false;  ///< returns only once its work is done (timed to its return: timed_rounds)
+};
+
+/// A sum: the value returned to the host (`sum`: waits for it), and where the peer has one, the
+/// value written to device memory without waiting (`sum_into`: reduce_async/<name>/...).
+template <class T>
+struct SumPeer {
+  std::string name;
+  std::function<T(const Exec&, const T* x, std::size_t n)> sum;
+  std::function<void(const Exec&, const T* x, std::size_t n, T* result)> sum_into;
+  Placement placement = Placement::rounds;
+};
+
+/// Every peer of the build, by element type, in the providers' order.
+class Peers {
+ public:
+  template <class T>
+  void add(ScanPeer<T> p) {
+    std::get<std::vector<ScanPeer<T>>>(scans_).push_back(std::move(p));
+  }
+  template <class T>
+  void add(SumPeer<T> p) {
+    std::get<std::vector<SumPeer<T>>>(sums_).push_back(std::move(p));
+  }
+  /// A line for the JSON context: a peer left out and why ("tbb: oneTBB not found at configure time").
+  void note(const std::string& line) { notes_.push_back(line); }
+  template <class T>
+  const std::vector<ScanPeer<T>>& scans() const {
+    return std::get<std::vector<ScanPeer<T>>>(scans_);
+  }
+  template <class T>
+  const std::vector<SumPeer<T>>& sums() const {
+    return std::get<std::vector<SumPeer<T>>>(sums_);
+  }
+  const std::vector<std::string>& notes() const { return notes_; }
+
+ private:
+  template <template <class> class P>
+  using ByType = std::tuple<std::vector<P<std::int32_t>>, std::vector<P<std::int64_t>>, std::vector<P<float>>,
+                            std::vector<P<double>>>;
+  ByType<ScanPeer> scans_;
+  ByType<SumPeer> sums_;
+  std::vector<std::string> notes_;
+};
+
+/// A backend folder's provider: adds the peers it has for Exec (none where they cannot run on it).
+using PeerProvider = void (*)(Peers&);
+/// Registers a provider at static-initialisation time; providers run in `rank` order (ties: in
+/// the order they registered). Returns rank.
+int add_peer_provider(int rank, PeerProvider provider);
+/// Every provider's peers, collected once.
+const Peers& peers();
+
+template <class T>
+const std::vector<ScanPeer<T>>& scan_peers() {
+  return peers().scans<T>();
+}
+template <class T>
+const std::vector<SumPeer<T>>& sum_peers() {
+  return peers().sums<T>();
+}
+
+/// The peers' names of every type and how each is timed, and the providers' notes: the JSON
+/// context's kps_peers and kps_peers_missing.
+std::string peers_summary();
+std::string peer_notes();
+
+/// The threading runtime a peer runs on ("none": the calling thread alone), and the placement
+/// that gives it on Exec: the rounds where Exec runs on the same one (exec_runtime), else alone.
+Placement placement_for(const std::string& runtime);
+/// Exec's runtime: its Kokkos name in lower case ("openmp", "threads", "cuda"), "none" for Serial.
+std::string exec_runtime();
+
+}  // namespace kps::bench
