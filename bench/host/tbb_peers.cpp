@@ -3,11 +3,14 @@
 // as many threads as the benchmarks' space has. Compiled where CMake finds oneTBB (Debian's
 // libtbb-dev, spack's intel-tbb). Another runtime than any Kokkos backend's, so always timed
 // alone, in a process of its own (support/peers.hpp): the study's peers job, with
-// OMP_WAIT_POLICY=passive and OMP_PROC_BIND=false. Not registered where the calling thread is
-// bound to fewer cores than the arena's threads (OMP_PROC_BIND binds OpenMP's first thread, and
-// threads it starts inherit its cores): oneTBB's workers would all share them.
+// OMP_WAIT_POLICY=passive and OMP_PROC_BIND=false. Not registered where OpenMP's idle threads
+// would spin beside it (Kokkos' host space is OpenMP, and OMP_WAIT_POLICY is not passive), nor
+// where the calling thread is bound to fewer cores than the arena's threads (OMP_PROC_BIND binds
+// OpenMP's first thread, and threads it starts inherit its cores): oneTBB's workers would all
+// share them. Either way the JSON context says why.
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
@@ -19,6 +22,8 @@
 #include <oneapi/tbb/parallel_scan.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/version.h>
+
+#include <Kokkos_Core.hpp>
 
 #include "host/peers.hpp"
 
@@ -86,6 +91,15 @@ int allowed_cores() {
   if constexpr (kps::impl::is_host_space_v<Exec>) {
     if (!other_runtimes_measurable()) {
       all.note("tbb: left out on " + exec_runtime() + " (its idle threads spin; the OpenMP build's peers job has it)");
+      return;
+    }
+    // Kokkos' host space is OpenMP in this process (kps' space, or the one Kokkos runs its host
+    // copies and fills on): its idle threads spin after every region unless told to sleep.
+    const char* wait = std::getenv("OMP_WAIT_POLICY");
+    if (std::string(Kokkos::DefaultHostExecutionSpace::name()) == "OpenMP" &&
+        (!wait || (std::string(wait) != "passive" && std::string(wait) != "PASSIVE"))) {
+      all.note("tbb: left out: OpenMP's idle threads would spin beside oneTBB's (run with OMP_WAIT_POLICY=passive: "
+               "the study's peers job)");
       return;
     }
     const int threads = static_cast<int>(Exec().concurrency()), cores = allowed_cores();

@@ -206,8 +206,13 @@ def cmd_run(a, lay: Layout, argv) -> int:
     say(f"device: {device_label(ctx)}, Kokkos {ctx.get('kokkos_version')}; results in {lay.display(out)}")
     _mark_local(out, lay)
     runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None, lay.display)
-    tasks = [Task(s.name, j, out / s.name, dict(OMP_ENV), {"kps_study": s.name, "kps_scale": a.scale}, a.force)
-             for s in studies for j in jobs[s.name] if not only or j.id in only]
+    gpu = is_gpu(ctx)
+    skipped = sorted(j.id for s in studies for j in jobs[s.name] if (not only or j.id in only) and not j.runs_on(gpu))
+    if skipped:
+        say(f"runs for {'host backends' if gpu else 'GPUs'} left out on this {'GPU' if gpu else 'host'}: {', '.join(skipped)}")
+    tasks = [Task(s.name, j, out / s.name, {**OMP_ENV, **dict(j.env)}, {"kps_study": s.name, "kps_scale": a.scale},
+                  a.force)
+             for s in studies for j in jobs[s.name] if (not only or j.id in only) and j.runs_on(gpu)]
     outcome = runner.run(tasks)
     if report.is_machine(out, study_names(lay.studies_dir)):
         path = report.render(out, out, lay, lay.command)
@@ -278,10 +283,14 @@ def cmd_tune(a, lay: Layout, argv) -> int:
     from kps_report.analyses import reduce_tune
     from kps_report.output import Figures, Staging
     study, scan_study = load_studies(["reduce", "scan"], lay.studies_dir)
-    jobs = tuning.sweep_jobs(study, a.scale)
-    spec = tuning.sweep_spec(study, a.scale)
-    scan_jobs = tuning.scan_jobs(scan_study, a.scale)
-    only = _only(a, {"tune": jobs + scan_jobs}, extra=[tuning.VERIFY] + ([tuning.VERIFY_SCAN] if scan_jobs else []))
+
+    def blocks(gpu):  # the reduction's and the scan's tune blocks of this scale on one kind of backend
+        key, scan_key = tuning.tune_key(study, a.scale, gpu), tuning.tune_key(scan_study, a.scale, gpu)
+        return key, scan_key, tuning.sweep_jobs(study, key), tuning.scan_jobs(scan_study, scan_key)
+
+    either = [blocks(g) for g in (True, False)]
+    only = _only(a, {"tune": [j for b in either for j in b[2] + b[3]]},
+                 extra=[tuning.VERIFY] + ([tuning.VERIFY_SCAN] if any(b[3] for b in either) else []))
     if a.repetitions < 0:
         die("--repetitions must be at least 1")
     _check_out(a, lay)
@@ -289,21 +298,18 @@ def cmd_tune(a, lay: Layout, argv) -> int:
         return 0
     bench = _bench(a, lay)
     ctx = bench_context(bench)
+    key, scan_key, jobs, scan_jobs = blocks(is_gpu(ctx))
+    spec = tuning.sweep_spec(study, key)
     out = Path(a.out) if a.out else lay.local_results / machine_name(ctx)
     dest = out / "reduce" / "tune"
     _mark_local(out, lay)
-    if scan_jobs and not is_gpu(ctx):
-        # The scan sweep's fixtures are a GPU's: on a host backend the rule decides.
-        if only and set(only) & ({j.id for j in scan_jobs} | {tuning.VERIFY_SCAN}):
-            die(f"the scan sweep runs on a GPU only ({device_label(ctx)} is not one)")
-        scan_jobs = []
-    say(f"tune: device {device_label(ctx)}, sweep '{a.scale}'"
+    say(f"tune: device {device_label(ctx)}, sweep '{key}'"
         f"{' (reduction and scan)' if scan_jobs else ''}; results and table in {lay.display(dest)}")
     runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None, lay.display)
-    tasks = [Task("tune", j, dest, dict(OMP_ENV), {"kps_study": "reduce-tune", "kps_scale": a.scale}, a.force)
+    tasks = [Task("tune", j, dest, {**OMP_ENV, **dict(j.env)}, {"kps_study": "reduce-tune", "kps_scale": key}, a.force)
              for j in jobs if not only or j.id in only]
-    tasks += [Task("tune", j, dest, dict(OMP_ENV), {"kps_study": "scan-tune", "kps_scale": a.scale}, a.force)
-              for j in scan_jobs if not only or j.id in only]
+    tasks += [Task("tune", j, dest, {**OMP_ENV, **dict(j.env)}, {"kps_study": "scan-tune", "kps_scale": scan_key},
+                   a.force) for j in scan_jobs if not only or j.id in only]
     outcome = runner.run(tasks)
     if outcome.failed:
         return 1
@@ -316,8 +322,8 @@ def cmd_tune(a, lay: Layout, argv) -> int:
     if scan_missing:
         say(f"tune: scan sweep runs still to do: {', '.join(scan_missing)}; the table gets its scan rows once they "
             f"are done (run the command again, with --only for a subset)")
-    elif is_gpu(ctx) and not scan_jobs:
-        say(f"tune: the scan rows come from the GPU sweep of --scale full (this is --scale {a.scale})")
+    elif not scan_jobs:
+        say(f"tune: no scan sweep in --scale {a.scale} on this backend: the rule decides the scan (kps::impl::scan_rule)")
 
     def render():
         with Staging(dest) as staging:
@@ -340,7 +346,7 @@ def cmd_tune(a, lay: Layout, argv) -> int:
         rendered = render()
     if scan_jobs and not scan_missing and not a.no_verify and (not only or tuning.VERIFY_SCAN in only):
         from kps_report.analyses import scan_tune
-        vtask = tuning.verify_task(tuning.VERIFY_SCAN, tuning.scan_spec(scan_study, a.scale)["verify"],
+        vtask = tuning.verify_task(tuning.VERIFY_SCAN, tuning.scan_spec(scan_study, scan_key)["verify"],
                                    "studies/scan/study.json tune verify",
                                    [gbench.load(dest / f"{j.id}.json") for j in scan_jobs], scan_tune.verify_filter,
                                    scan_tune.fingerprint(rendered.table_text), table,

@@ -20,9 +20,15 @@ DEFAULT_TYPES = "int32,int64,float,double"
 SCALES = ("small", "full")
 
 
+BACKENDS = ("gpu", "host")
+
+
 @dataclass(frozen=True)
 class Job:
-    """One kps-bench run of a sweep: its results go to <study folder>/<id>.json."""
+    """One kps-bench run of a sweep: its results go to <study folder>/<id>.json. `on`: the kind of
+    backend it is for ("gpu", "host"; empty: any), so one scale can size a GPU's sweeps and a CPU
+    node's apart; `env`: variables its process gets ((name, value) pairs), e.g. a peer of another
+    threading runtime measured in a process of its own with OpenMP's threads asleep."""
     id: str
     filter: str
     sizes: str
@@ -30,14 +36,26 @@ class Job:
     repetitions: int = 3
     min_time: float = 0.05
     args: tuple = ()
+    on: str = ""
+    env: tuple = ()
 
     @classmethod
     def from_json(cls, d: dict, where: str) -> "Job":
         try:
+            on = str(d.get("on", ""))
+            if on and on not in BACKENDS:
+                die(f"{where}: run {d.get('id')}: 'on' is one of {', '.join(BACKENDS)}, not '{on}'")
+            env = d.get("env", {})
+            if not isinstance(env, dict):
+                raise TypeError("env")
             return cls(str(d["id"]), str(d["filter"]), str(d["sizes"]), str(d.get("types", DEFAULT_TYPES)),
-                       int(d.get("repetitions", 3)), float(d.get("min_time", 0.05)), tuple(d.get("args", ())))
+                       int(d.get("repetitions", 3)), float(d.get("min_time", 0.05)), tuple(d.get("args", ())), on,
+                       tuple(sorted((str(k), str(v)) for k, v in env.items())))
         except (KeyError, TypeError, ValueError) as e:
             die(f"{where}: a run without a valid {e} (id, filter and sizes are required)")
+
+    def runs_on(self, gpu: bool) -> bool:
+        return not self.on or self.on == ("gpu" if gpu else "host")
 
     def bench_args(self, repetitions: Optional[int] = None) -> list:
         """kps-bench's arguments for this job, without the output file."""
@@ -47,7 +65,8 @@ class Job:
                 *self.args]
 
     def fingerprint(self, repetitions: Optional[int] = None) -> str:
-        return hashlib.sha256("\0".join(self.bench_args(repetitions)).encode()).hexdigest()[:16]
+        parts = self.bench_args(repetitions) + [f"env:{k}={v}" for k, v in self.env]
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -58,10 +77,11 @@ class Study:
     sweeps: dict = field(default_factory=dict)  # scale -> [Job]
     tune: dict = field(default_factory=dict)    # the raw "tune" block (kps tune: reduce, scan)
 
-    def jobs(self, scale: str) -> list:
+    def jobs(self, scale: str, gpu: Optional[bool] = None) -> list:
+        """The scale's runs; for one kind of backend (gpu True or False) only its own and the shared."""
         if scale not in self.sweeps:
             die(f"study {self.name} has no '{scale}' sweep (it has: {', '.join(self.sweeps)})")
-        return self.sweeps[scale]
+        return [j for j in self.sweeps[scale] if gpu is None or j.runs_on(gpu)]
 
 
 def study_names(studies_dir: Path) -> list:

@@ -45,6 +45,13 @@ class TuneRendering:
     scan_verified: bool = False   # and a verification run of them
 
 
+def tune_key(study: Optional[Study], scale: str, gpu: bool) -> str:
+    """The tune block a scale means on this kind of backend: `<scale>-host` on a host backend
+    where the study has one (a CPU node's sweep: its own sizes and knobs), else `<scale>`."""
+    host = f"{scale}-host"
+    return host if not gpu and study is not None and host in study.tune else scale
+
+
 def sweep_spec(study: Study, scale: str) -> dict:
     if scale not in study.tune or not isinstance(study.tune[scale], dict):
         die(f"studies/reduce/study.json has no tune sweep '{scale}'")
@@ -56,7 +63,7 @@ def sweep_jobs(study: Study, scale: str) -> list:
 
 
 def scan_spec(scan_study: Optional[Study], scale: str) -> Optional[dict]:
-    """The scan sweep of a scale (GPU scales only), or None."""
+    """The scan sweep of a tune block (tune_key), or None."""
     spec = scan_study.tune.get(scale) if scan_study else None
     return spec if isinstance(spec, dict) and spec.get("runs") else None
 
@@ -177,7 +184,8 @@ def render_folder(folder: Path, figures: Figures, study: Optional[Study] = None,
                        for d in docs if d["context"].get("kps_command")})
 
     bench_cmds = commands(sweep.docs) + (commands(scan.docs) if scan else [])
-    command = f"{prog} tune --scale {sweep.scale}" if sweep.scale else f"{prog} tune-table DIR"
+    # (a host's tune block `<scale>-host` is what `--scale <scale>` runs there: tune_key)
+    command = f"{prog} tune --scale {sweep.scale.removesuffix('-host')}" if sweep.scale else f"{prog} tune-table DIR"
     table = reduce_tune.table_only(sweep.records, sweep.ctx, sweep.text, command, bench_cmds, sweep.tolerance)
     if table is None:
         return None

@@ -168,3 +168,37 @@ def test_the_verifications_still_to_run():
 def test_a_kokkos_row_without_single_pass_points_takes_the_rules_tiles():
     assert tune.KOKKOS.row("double", 1, 2).split()[6] == "32"
     assert tune.KOKKOS.row("int32", 1, 2).split()[6] == "64"
+
+
+C16 = ("single_pass", 1, 16384, 0, 0, 0, "cached", "cached")
+C64S = ("single_pass", 1, 65536, 0, 0, 0, "cached", "streaming")
+
+
+def test_cached_tiles_of_a_host_sweep_parse_and_make_rows_with_a_store():
+    times = {}
+    for n in SIZES:
+        times[("int32", n, K)] = 50.0
+        times[("int32", n, C16)] = 20.0 if n < SIZES[-1] else 40.0
+        times[("int32", n, C64S)] = 30.0 if n < SIZES[-1] else 20.0
+    assert name("int32", SIZES[0], C16).endswith("/team:1/items:16384/store:0")
+    assert name("int32", SIZES[0], C64S).endswith("/team:1/items:65536/store:1")
+    points, best, rows, _ = analyse(times)
+    assert best["int32"][SIZES[0]][0] == tune.Choice(*C16)
+    lines = tune.row_lines(rows, {t: "int32" for t in gbench.TYPES})
+    cached = [l for l in lines if l.startswith("scan int32")]
+    assert re.match(r"scan int32\s+65536\s+\d+\s+single_pass\s+1\s+16384\s+cached\s+0\s+0\s+0\s+cached\s", cached[0])
+    assert re.match(r"scan int32\s+\d+\s+\d+\s+single_pass\s+1\s+65536\s+cached\s+0\s+0\s+0\s+streaming\s", cached[-1])
+
+
+def test_a_row_that_does_not_beat_its_neighbour_by_more_than_the_spread_is_merged():
+    # At 2^17 alone B is best, by 2 % over A: within the 3 % tolerance, so A's row covers it.
+    times = {}
+    for n in SIZES:
+        times[("int32", n, A)] = 10.0 if n != SIZES[1] else 10.2
+        times[("int32", n, B)] = 20.0 if n != SIZES[1] else 10.0
+    _, _, rows, _ = analyse(times)
+    assert [c for _, _, c, _, _ in rows["int32"]] == [tune.Choice(*A)]
+    # By 10 %, more than the tolerance: its own row stays.
+    times[("int32", SIZES[1], A)] = 11.0
+    _, _, rows, _ = analyse(times)
+    assert [c for _, _, c, _, _ in rows["int32"]] == [tune.Choice(*A), tune.Choice(*B), tune.Choice(*A)]

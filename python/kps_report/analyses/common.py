@@ -53,6 +53,48 @@ def similar_runs(sizes, within):
     return groups
 
 
+def merge_within_spread(groups, ratio, spread):
+    """A table's rows kept only where they earn their place: a row (a run of sizes with its own
+    choice) whose neighbour's choice is, at every size of the row, within the run's spread of the
+    row's own (ratio(neighbour, n) <= ratio(own, n) x (1 + spread(n))) is merged into that
+    neighbour, which then covers its sizes; the closest such pair first, until none is left.
+    Otherwise a sweep's noise makes rows: the 2-core host's reduction table had a different
+    configuration at every swept size, each "1.000 x best" at its own size alone.
+    groups: [(sizes, choice, worst ratio)] in size order; ratio(choice, n): its time over the best
+    at n (inf where not measured); spread(n): the run's relative spread at n (0 where unknown).
+    Returns the groups after merging, each worst ratio recomputed."""
+    groups = [(list(ns), c) for ns, c, _ in groups]
+    while len(groups) > 1:
+        best = None
+        for i, (ns, own) in enumerate(groups):
+            for j in (i - 1, i + 1):
+                if not 0 <= j < len(groups):
+                    continue
+                other = groups[j][1]
+                if other == own:
+                    excess = 1.0
+                else:
+                    rs = [ratio(other, n) / ratio(own, n) for n in ns]
+                    if any(r > 1 + spread(n) for r, n in zip(rs, ns)):
+                        continue
+                    excess = max(rs)
+                if best is None or excess < best[0]:
+                    best = (excess, i, j)
+        if best is None:
+            break
+        _, i, j = best
+        merged = sorted(groups[i][0] + groups[j][0])
+        groups[min(i, j)] = (merged, groups[j][1])
+        del groups[max(i, j)]
+    return [(ns, c, max(ratio(c, n) for n in ns)) for ns, c in groups]
+
+
+def median_cv(records, key="seconds"):
+    """The median relative spread (cv) of `key` over records, 0 where none has one."""
+    cvs = sorted(c for c in (gbench.cv(r, key) for r in records if r) if c is not None)
+    return cvs[len(cvs) // 2] if cvs else 0.0
+
+
 def rows_by_type(points, group, bounds):
     """A tuning table's rows: for each swept type t, group(t) -> [(sizes, entry, worst ratio)]
     and bounds(groups) -> [(n_min, n_max)]; a type not swept takes the rows of the swept type

@@ -30,7 +30,7 @@ import re
 from pathlib import Path
 
 from kps_report import gbench, plots
-from kps_report.analyses.common import rows_by_type, similar_runs
+from kps_report.analyses.common import median_cv, merge_within_spread, rows_by_type, similar_runs
 from kps_report.analyses.targets import READ_SIZES, READ_TARGET  # the study's bandwidth target
 from kps_report.text import fmt, markdown_table, pow2, slug
 
@@ -144,7 +144,11 @@ def group_sizes(points_t, best_t, concurrency, tolerance=TOLERANCE):
             return (max(rs), sum(rs) / len(rs), c.waves, c)
         pick = min(cands, key=score)
         out.append((ns, pick, score(pick)[0]))
-    return out
+    # Rows that do not beat a neighbour by more than the sweep's spread at their sizes go (the
+    # repetitions' spread, at least the merge tolerance: run-to-run changes exceed a run's own).
+    return merge_within_spread(
+        out, lambda c, n: ratio(points_t, c, n, best_t[n][1], concurrency),
+        lambda n: max(tolerance, median_cv(points_t[n].values(), next(iter(points_t[n].values()))["tune_key"])))
 
 
 def boundaries(groups):

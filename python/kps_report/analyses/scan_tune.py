@@ -27,7 +27,7 @@ import re
 
 from kps_report import gbench
 from kps_report.analyses import reduce_tune
-from kps_report.analyses.common import rows_by_type, similar_runs
+from kps_report.analyses.common import median_cv, merge_within_spread, rows_by_type, similar_runs
 from kps_report.text import fmt, markdown_table, pow2
 
 TOLERANCE = reduce_tune.TOLERANCE
@@ -37,10 +37,12 @@ FAMILY = "scan_tune"
 
 
 class Choice(tuple):
-    """(algorithm, team, items, delay, poll, prefetch): the knobs of a table's scan row."""
+    """(algorithm, team, items, delay, poll, prefetch, load, store): the knobs of a table's scan
+    row (load: staged tiles on GPUs, cached tiles on host backends; store: how cached tiles write)."""
 
-    def __new__(cls, algorithm, team=0, items=0, delay=0, poll=0, prefetch=0):
-        return super().__new__(cls, (algorithm, int(team), int(items), int(delay), int(poll), int(prefetch)))
+    def __new__(cls, algorithm, team=0, items=0, delay=0, poll=0, prefetch=0, load="staged", store="cached"):
+        return super().__new__(cls, (algorithm, int(team), int(items), int(delay), int(poll), int(prefetch), load,
+                                     store))
 
     algorithm = property(lambda s: s[0])
     team = property(lambda s: s[1])
@@ -48,6 +50,8 @@ class Choice(tuple):
     delay = property(lambda s: s[3])
     poll = property(lambda s: s[4])
     prefetch = property(lambda s: s[5])
+    load = property(lambda s: s[6])
+    store = property(lambda s: s[7])
 
     def key(self):
         """The sweep point it is timed by (a Kokkos row's single-pass knobs are not Kokkos')."""
@@ -56,6 +60,8 @@ class Choice(tuple):
     def label(self):
         if self.algorithm == "kokkos":
             return "Kokkos' scan" + (f" (single pass: {self.with_algorithm('single_pass').label()})" if self.items else "")
+        if self.load == "cached":
+            return f"cached tiles {self.team} x {self.items}" + (", streaming stores" if self.store == "streaming" else "")
         parts = [f"{self.team} x {self.items}"]
         if self.delay:
             parts.append(f"sleep {self.delay} ns")
@@ -72,8 +78,9 @@ class Choice(tuple):
         """The table line's fields (a Kokkos row carries the single pass's best knobs for its
         range: what an explicit single_pass call there takes)."""
         items = self.items or (64 if TYPE_SIZE[t] <= 4 else 32)  # (a Kokkos row without single-pass points: the rule's)
-        return (f"scan {t:<6} {lo:<9} {'inf' if hi is None else hi:<9} {self.algorithm:<12} {self.team:<4} "
-                f"{items:<5} staged {self.delay:<5} {self.poll:<4} {self.prefetch:<8}")
+        line = (f"scan {t:<6} {lo:<9} {'inf' if hi is None else hi:<9} {self.algorithm:<12} {self.team:<4} "
+                f"{items:<5} {self.load:<6} {self.delay:<5} {self.poll:<4} {self.prefetch:<8}")
+        return line + (f" {self.store:<9}" if self.load == "cached" else "")
 
 
 KOKKOS = Choice("kokkos")
@@ -82,6 +89,8 @@ KOKKOS = Choice("kokkos")
 def benchmark_name(t, n, c):
     if c.algorithm == "kokkos":
         return f"{FAMILY}/kokkos/{t}/{n}"
+    if c.load == "cached":
+        return f"{FAMILY}/single_pass/{t}/{n}/team:{c.team}/items:{c.items}/store:{int(c.store == 'streaming')}"
     return (f"{FAMILY}/single_pass/{t}/{n}/team:{c.team}/items:{c.items}/delay:{c.delay}/poll:{c.poll}"
             f"/prefetch:{c.prefetch}")
 
@@ -99,11 +108,24 @@ def sweep_points(records):
             continue
         else:
             p = r.get("params", {})
-            if not all(k in p for k in ("team", "items", "delay", "poll", "prefetch")):
+            if all(k in p for k in ("team", "items", "store")):  # a host's cached tiles
+                c = Choice("single_pass", p["team"], p["items"], load="cached",
+                           store="streaming" if int(p["store"]) else "cached")
+            elif all(k in p for k in ("team", "items", "delay", "poll", "prefetch")):
+                c = Choice("single_pass", p["team"], p["items"], p["delay"], p["poll"], p["prefetch"])
+            else:
                 continue
-            c = Choice("single_pass", p["team"], p["items"], p["delay"], p["poll"], p["prefetch"])
         out.setdefault(r["type"], {}).setdefault(r["n"], {})[c] = r["seconds"]
     return out
+
+
+def sweep_spreads(records):
+    """{type: {n: the median cv of the sweep's points at n}} (0 where the JSON kept no spread)."""
+    by = {}
+    for r in records:
+        if r.get("family") == FAMILY and "error" not in r and r.get("n") and r.get("type"):
+            by.setdefault(r["type"], {}).setdefault(r["n"], []).append(r)
+    return {t: {n: median_cv(rs) for n, rs in by_n.items()} for t, by_n in by.items()}
 
 
 def optima(points):
@@ -117,8 +139,10 @@ def _ratio(pts, c, best_s):
     return s / best_s if s is not None and best_s > 0 else math.inf
 
 
-def group_sizes(points_t, best_t, tolerance=TOLERANCE):
-    """Greedy ranges over the sorted sizes: [(sizes, Choice, worst ratio)]."""
+def group_sizes(points_t, best_t, tolerance=TOLERANCE, spread_t=None):
+    """Greedy ranges over the sorted sizes, then the rows that do not beat a neighbour by more
+    than the sweep's spread at their sizes merged into it (common.merge_within_spread; the spread
+    is at least the merge tolerance): [(sizes, Choice, worst ratio)]."""
     groups = similar_runs(points_t, lambda n: {c for c in points_t[n]
                                                if _ratio(points_t[n], c, best_t[n][1]) <= 1 + tolerance})
     out = []
@@ -136,7 +160,8 @@ def group_sizes(points_t, best_t, tolerance=TOLERANCE):
             if sp:
                 pick = min(sp, key=lambda c: score(c, lambda n: sp_best[n])).with_algorithm("kokkos")
         out.append((ns, pick, worst))
-    return out
+    return merge_within_spread(out, lambda c, n: _ratio(points_t[n], c, best_t[n][1]),
+                               lambda n: max(tolerance, (spread_t or {}).get(n, 0.0)))
 
 
 def boundaries(groups):
@@ -153,9 +178,10 @@ def boundaries(groups):
     return out
 
 
-def build_rows(points, best, tolerance=TOLERANCE):
+def build_rows(points, best, tolerance=TOLERANCE, spreads=None):
     """({type: [(n_min, n_max, Choice, worst ratio, sizes)]}, {type: source type})."""
-    return rows_by_type(points, lambda t: group_sizes(points[t], best[t], tolerance), boundaries)
+    return rows_by_type(points, lambda t: group_sizes(points[t], best[t], tolerance, (spreads or {}).get(t)),
+                        boundaries)
 
 
 def lookup(rows_t, n):
@@ -242,7 +268,7 @@ def verify_checks(records, best, rows):
 def table_lines(records, tolerance=TOLERANCE):
     """The table's scan rows made from the sweep's records (none without sweep results)."""
     points = sweep_points(records)
-    return row_lines(*build_rows(points, optima(points), tolerance), tolerance) if points else []
+    return row_lines(*build_rows(points, optima(points), tolerance, sweep_spreads(records)), tolerance) if points else []
 
 
 def analyze(records, tolerance=TOLERANCE, verify=()):
@@ -251,11 +277,16 @@ def analyze(records, tolerance=TOLERANCE, verify=()):
     if not points:
         return None
     best = optima(points)
-    rows, source = build_rows(points, best, tolerance)
+    rows, source = build_rows(points, best, tolerance, sweep_spreads(records))
+    host = any(c.load == "cached" for by_n in points.values() for pts in by_n.values() for c in pts)
+    what = ("cached tiles (team x items per thread) with ordinary or streaming stores, and Kokkos' scan; each timed "
+            "alone, the median of its rounds" if host else
+            "staged tiles (team x items), the look-back's sleep before its first read and between polls, an L2 "
+            "prefetch of the tile 64 ahead or none, and Kokkos' scan; each timed alone, the median of its rounds "
+            "(every call after a cache flush)")
     md = ["### Scan rows: the single pass's knobs by size\n",
-          "Every point of `scan_tune`: staged tiles (team x items), the look-back's sleep before its first read "
-          "and between polls, an L2 prefetch of the tile 64 ahead or none, and Kokkos' scan; each timed alone, the "
-          "median of its rounds (every call after a cache flush). "
+          f"Every point of `scan_tune`: {what}. Rows that do not beat a neighbouring row's choice by more than the "
+          "sweep's spread at their sizes (the repetitions' median cv, at least the merge tolerance) are merged into it. "
           f"Ranges merge sizes whose optima are within {tolerance:.0%}; `table / best`: the table's entry at that N "
           f"over the optimum (target <= {TARGET_BEST}); `Kokkos / best`: Kokkos' scan over the optimum.\n"]
     opt_rows, table_failed = [], 0
