@@ -106,27 +106,31 @@ long double reference(const DeviceView<T>& x, const DeviceView<T>& y) {
 /// double part alone ran past a 10-minute batch slot).
 constexpr Rounds study_rounds{15, 101, double(1 << 28), true};
 constexpr Rounds sweep_rounds{5, 31, double(1 << 27), false};
+/// Whether a reduction's rounds are a tuning sweep point's (they time fewer peers: SumPeer::in_sweeps).
+constexpr bool is_sweep(const Rounds& r) { return &r == &sweep_rounds; }
 
 /// The space's sum peers that run in kps' rounds (support/peers.hpp), and their calls: a
-/// synchronous comparison times `sum`, an asynchronous one `sum_into`, where the peer has one.
+/// synchronous comparison times `sum`, an asynchronous one `sum_into`, where the peer has one;
+/// the tuning sweep's points (`sweep`) only those meant for them (SumPeer::in_sweeps).
 template <class T, bool Async>
-std::vector<SumPeer<T>> round_sum_peers() {
+std::vector<SumPeer<T>> round_sum_peers(bool sweep = false) {
   std::vector<SumPeer<T>> in_rounds;
   for (const auto& p : sum_peers<T>())
-    if (p.placement == Placement::rounds && (!Async || p.sum_into)) in_rounds.push_back(p);
+    if (p.placement == Placement::rounds && (!Async || p.sum_into) && (!sweep || p.in_sweeps)) in_rounds.push_back(p);
   return in_rounds;
 }
 
 /// The calls in a reduction's rounds (run_reduction): the variant, a copy of the same bytes,
 /// for sums the streaming read, the empty launch and the space's peers, then the variant's own.
 template <class T, bool Async = false>
-std::size_t reduction_calls(int inputs, std::size_t peers) {
-  return 2 + (inputs == 1 ? 2 + round_sum_peers<T, Async>().size() : 0) + peers;
+std::size_t reduction_calls(int inputs, std::size_t peers, bool sweep = false) {
+  return 2 + (inputs == 1 ? 2 + round_sum_peers<T, Async>(sweep).size() : 0) + peers;
 }
 /// The rounds of a reduction of N elements of T (registration: add_rounds).
 template <class T, bool Async = false>
 int reduction_rounds(std::size_t n, int inputs, std::size_t peers, const Rounds& r = study_rounds) {
-  return comparison_rounds(r, double(inputs) * double(n) * sizeof(T), reduction_calls<T, Async>(inputs, peers));
+  return comparison_rounds(r, double(inputs) * double(n) * sizeof(T),
+                           reduction_calls<T, Async>(inputs, peers, is_sweep(r)));
 }
 
 /// A call of a variant: returns the value (Async false) or writes it to the rank-0 View r.
@@ -220,7 +224,8 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
     }
     // The space's peers (CUB on CUDA, a one-thread loop and OpenMP's on host backends), in the
     // forms the variant's: the value returned, or written to device memory without waiting.
-    const std::vector<SumPeer<T>> space_peers = inputs == 1 ? round_sum_peers<T, Async>() : std::vector<SumPeer<T>>{};
+    const std::vector<SumPeer<T>> space_peers =
+        inputs == 1 ? round_sum_peers<T, Async>(is_sweep(rounds)) : std::vector<SumPeer<T>>{};
     for (const auto& p : space_peers) {
       if constexpr (Async)
         calls.push_back([&] { p.sum_into(exec, x.data(), n, r.data()); });
@@ -234,7 +239,7 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
       names.push_back(p.name);
       waits.push_back(!Async);
     }
-    if (calls.size() != reduction_calls<T, Async>(inputs, peers.size()))
+    if (calls.size() != reduction_calls<T, Async>(inputs, peers.size(), is_sweep(rounds)))
       return fail(state, variant + ": the rounds' calls differ from reduction_calls");
     const Medians t = timed_rounds(state, exec, calls, rounds.device_clock, waits);
     benchmark::DoNotOptimize(result);

@@ -21,6 +21,7 @@
 #include "support/common.hpp"
 #include "support/peers.hpp"
 #include "cuda/warp_count.hpp"
+#include "kernels/stream_copy.hpp"
 #include "kps/impl/kokkos_compat.hpp"
 #include "kps/scan.hpp"
 
@@ -368,20 +369,31 @@ void register_type(const Options& o, std::size_t n) {
                                 return policy;
                               });
   }
-  add_rounds("copy/kokkos" + suffix, comparison_rounds(scan_rounds, 2.0 * double(n) * sizeof(T), 1),
-             [=](benchmark::State& s) {
-    const Exec exec;
-    auto in = random_view<T>("kps::bench::in", n, 99);
-    DeviceView<T> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::out"), n);
-    // Timed as the scans are (rounds of one call, each after a cache flush; the median).
-    const Medians t = timed_rounds(s, exec, {[&] { Kokkos::deep_copy(exec, out, in); }});
-    exec.fence();
-    const std::string error = compare(to_host(out), to_host(in));
-    if (!error.empty()) return fail(s, "copy: " + error);
-    if (t.wall.empty()) return;
-    set_rates(s, n, 2.0 * n * sizeof(T), t.wall[0]);
-    s.counters["rounds"] = static_cast<double>(t.rounds);
+  // The copies behind the scans' bandwidth bound: Kokkos' deep_copy (copy/kokkos), and on host
+  // backends one with streaming stores (copy/streaming, kernels/stream_copy.hpp), as the cached
+  // tiles write where the table says so.
+  const auto copy = [n](const std::string& name, auto call) {
+    add_rounds(name, comparison_rounds(scan_rounds, 2.0 * double(n) * sizeof(T), 1), [=](benchmark::State& s) {
+      const Exec exec;
+      auto in = random_view<T>("kps::bench::in", n, 99);
+      DeviceView<T> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::out"), n);
+      // Timed as the scans are (rounds of one call, each after a cache flush; the median).
+      const Medians t = timed_rounds(s, exec, {[&] { call(exec, in, out); }});
+      exec.fence();
+      const std::string error = compare(to_host(out), to_host(in));
+      if (!error.empty()) return fail(s, "copy: " + error);
+      if (t.wall.empty()) return;
+      set_rates(s, n, 2.0 * n * sizeof(T), t.wall[0]);
+      s.counters["rounds"] = static_cast<double>(t.rounds);
+    });
+  };
+  copy("copy/kokkos" + suffix, [](const Exec& e, const DeviceView<T>& in, const DeviceView<T>& out) {
+    Kokkos::deep_copy(e, out, in);
   });
+  if (o.host)
+    copy("copy/streaming" + suffix, [](const Exec& e, const DeviceView<T>& in, const DeviceView<T>& out) {
+      stream_copy(e, in.data(), out.data(), in.extent(0));
+    });
 }
 
 void register_scans(const Options& o) {

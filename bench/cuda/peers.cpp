@@ -147,7 +147,8 @@ void add_peers(kps::bench::Peers& all) {
                                     }});
     all.add(kps::bench::SumPeer<T>{KPS_CUB_PEER_NAME,
                                    [](const Exec& e, const T* x, std::size_t n) { return cub_sum(e, x, n); },
-                                   [](const Exec& e, const T* x, std::size_t n, T* r) { cub_sum(e, x, r, n); }});
+                                   [](const Exec& e, const T* x, std::size_t n, T* r) { cub_sum(e, x, r, n); },
+                                   kps::bench::Placement::rounds, true});
   }
 }
 

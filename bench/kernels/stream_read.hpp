@@ -1,7 +1,7 @@
 // bench/kernels/stream_read.hpp — a pure streaming read of a View: the read bandwidth a sum of the
 // same bytes is measured against (the copy's read + write rate is not the limit of a read). Every
-// thread adds its grid-stride share of 16-byte vectors (the reduction's own loop,
-// kps/reduce/kernel.hpp) into a register and writes nothing, but a flag that no input of finite
+// thread adds its share of 16-byte vectors (the reduction's own loop and share, kps/reduce/kernel.hpp
+// and its host form) into a register and writes nothing, but a flag that no input of finite
 // values can set (so that no compiler drops the loads): no combine across threads, teams or
 // launches. One wave of 256-thread teams, as CUB sizes a grid.
 #pragma once
@@ -25,8 +25,11 @@ struct StreamRead {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     T acc = T(0);
-    impl::add_share<V, std::size_t>(load, n, head, team.team_size(), team.league_size(), team.league_rank(),
-                                    team.team_rank(), acc);
+    // The reduction's own share of the backend (a grid stride on GPUs, a contiguous range per
+    // thread on host backends: a stride of the league's threads there reads a line per team and
+    // left the read at a quarter of the sum's speed on the 16-core node).
+    impl::ReduceShare<Exec>::template add<V, std::size_t>(load, n, head, team.team_size(), team.league_size(),
+                                                          team.league_rank(), team.team_rank(), acc);
     // Never true for finite inputs: a NaN (floating point), a sum below 0 of non-negative
     // integers; written, so the loads stay.
     if constexpr (std::is_floating_point_v<T>) {

@@ -50,6 +50,10 @@ struct SumPeer {
   std::function<T(const Exec&, const T* x, std::size_t n)> sum;
   std::function<void(const Exec&, const T* x, std::size_t n, T* result)> sum_into;
   Placement placement = Placement::rounds;
+  /// Also timed in the rounds of the tuning sweep's points (reduce_sweep), where the sweep's
+  /// points are compared with it: CUB's are; a host's one-thread loop, which takes 25 times a
+  /// point's time at 2^24, is not.
+  bool in_sweeps = false;
 };
 
 /// Every peer of the build, by element type, in the providers' order.
