@@ -1,7 +1,7 @@
 // bench/host/openmp_peers.cpp — OpenMP 5's own scan and sum (`openmp`): a `parallel for` with
 // reduction(inscan, +) and a `scan exclusive` directive (g++ >= 10), and `parallel for simd` with
 // reduction(+) (simd: the compiler may reorder the floating-point adds, as an OpenMP user
-// allows it to). Compiled with the compiler's OpenMP flags where CMake finds OpenMP. The threads
+// allows it to); float totals in double (host/peers.hpp). Compiled with the compiler's OpenMP flags where CMake finds OpenMP. The threads
 // are OpenMP's default team (OMP_NUM_THREADS), the same pool as Kokkos::OpenMP's: in the rounds
 // on that backend, alone elsewhere (support/peers.hpp).
 #include <cstddef>
@@ -14,10 +14,10 @@ namespace {
 
 template <class T>
 void exclusive_scan(const T* in, T* out, std::size_t n) {
-  T acc = T(0);
+  Accumulator<T> acc = 0;
 #pragma omp parallel for reduction(inscan, + : acc)
   for (std::size_t i = 0; i < n; ++i) {
-    out[i] = acc;
+    out[i] = T(acc);
 #pragma omp scan exclusive(acc)
     acc += in[i];
   }
@@ -25,10 +25,10 @@ void exclusive_scan(const T* in, T* out, std::size_t n) {
 
 template <class T>
 T sum(const T* x, std::size_t n) {
-  T s = T(0);
+  Accumulator<T> s = 0;
 #pragma omp parallel for simd reduction(+ : s)
   for (std::size_t i = 0; i < n; ++i) s += x[i];
-  return s;
+  return T(s);
 }
 
 template <class T>

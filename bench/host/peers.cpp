@@ -1,5 +1,6 @@
 // bench/host/peers.cpp — the floor any parallel scan or sum on a CPU must beat: one thread, a
-// plain loop (`serial_loop`), on the calling thread, in the rounds of every host backend. Also the
+// plain loop (`serial_loop`; float totals in double, host/peers.hpp), on the calling thread, in
+// the rounds of every host backend. Also the
 // notes of the host peers the build left out (KPS_HOST_PEER_NOTES, from bench/CMakeLists.txt).
 #include "host/peers.hpp"
 
@@ -13,19 +14,19 @@ template <class T>
 void add_peers(Peers& all) {
   all.add(ScanPeer<T>{"serial_loop",
                       [](const Exec&, const T* in, T* out, std::size_t n) {
-                        T acc = T(0);
+                        Accumulator<T> acc = 0;
                         for (std::size_t i = 0; i < n; ++i) {
                           const T x = in[i];
-                          out[i] = acc;
+                          out[i] = T(acc);
                           acc += x;
                         }
                       },
                       Placement::rounds, true});
   all.add(SumPeer<T>{"serial_loop",
                      [](const Exec&, const T* x, std::size_t n) {
-                       T s = T(0);
+                       Accumulator<T> s = 0;
                        for (std::size_t i = 0; i < n; ++i) s += x[i];
-                       return s;
+                       return T(s);
                      },
                      {},
                      Placement::rounds});

@@ -1,6 +1,6 @@
 // bench/host/tbb_peers.cpp — oneTBB's scan and sum (`tbb`): tbb::parallel_scan and
 // tbb::parallel_reduce over a blocked_range with the default (auto) partitioner, in an arena of
-// as many threads as the benchmarks' space has. Compiled where CMake finds oneTBB (Debian's
+// as many threads as the benchmarks' space has; float totals in double (host/peers.hpp). Compiled where CMake finds oneTBB (Debian's
 // libtbb-dev, spack's intel-tbb). Another runtime than any Kokkos backend's, so always timed
 // alone, in a process of its own (support/peers.hpp): the study's peers job, with
 // OMP_WAIT_POLICY=passive and OMP_PROC_BIND=false. Not registered where OpenMP's idle threads
@@ -38,14 +38,15 @@ tbb::task_arena& arena() {
 
 template <class T>
 void exclusive_scan(const T* in, T* out, std::size_t n) {
+  using A = Accumulator<T>;
   arena().execute([&] {
     tbb::parallel_scan(
-        tbb::blocked_range<std::size_t>(0, n), T(0),
-        [=](const tbb::blocked_range<std::size_t>& r, T running, bool final_scan) {
+        tbb::blocked_range<std::size_t>(0, n), A(0),
+        [=](const tbb::blocked_range<std::size_t>& r, A running, bool final_scan) {
           if (final_scan) {
             for (std::size_t i = r.begin(); i < r.end(); ++i) {
               const T x = in[i];
-              out[i] = running;
+              out[i] = T(running);
               running += x;
             }
           } else {
@@ -53,23 +54,24 @@ void exclusive_scan(const T* in, T* out, std::size_t n) {
           }
           return running;
         },
-        std::plus<T>());
+        std::plus<A>());
   });
 }
 
 template <class T>
 T sum(const T* x, std::size_t n) {
-  T s = T(0);
+  using A = Accumulator<T>;
+  A s = 0;
   arena().execute([&] {
     s = tbb::parallel_reduce(
-        tbb::blocked_range<std::size_t>(0, n), T(0),
-        [=](const tbb::blocked_range<std::size_t>& r, T acc) {
+        tbb::blocked_range<std::size_t>(0, n), A(0),
+        [=](const tbb::blocked_range<std::size_t>& r, A acc) {
           for (std::size_t i = r.begin(); i < r.end(); ++i) acc += x[i];
           return acc;
         },
-        std::plus<T>());
+        std::plus<A>());
   });
-  return s;
+  return T(s);
 }
 
 template <class T>

@@ -103,6 +103,12 @@ void fail(benchmark::State& state, const std::string& why) {
 
 bool any_failure() { return failed; }
 
+bool peer_wrong(benchmark::State& state, const std::string& peer, const std::string& why) {
+  state.SetLabel("peer " + peer + " wrong: " + why);  // the last one; the counters name every one
+  state.counters["wrong_" + peer] = 1;
+  return false;
+}
+
 namespace {
 double median(std::vector<double> v) {
   std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());

@@ -64,6 +64,10 @@ void require_memory(const Options& o, const std::string& name, std::size_t n, st
 
 /// Marks the benchmark failed (SkipWithError) and makes the program exit non-zero.
 void fail(benchmark::State& state, const std::string& why);
+/// A peer of the benchmark returned a wrong result (a float running total of another library
+/// that stops growing at 2^24, say): the variant's own result stands, the peer gets no ratio, and
+/// the benchmark says so (counter wrong_<peer> = 1 and its label). Returns false (not right).
+bool peer_wrong(benchmark::State& state, const std::string& peer, const std::string& why);
 bool any_failure();
 
 /// Times one call of f per iteration with fences around it (manual time); returns the median
