@@ -247,6 +247,7 @@ def cmd_report(a, lay: Layout, argv) -> int:
 
 def cmd_compare(a, lay: Layout, argv) -> int:
     from kps_report import compare
+    from kps_report.output import Figures, Staging
     all_studies = report.all_studies(lay)
     known = [s.name for s in all_studies]
     names = parse_list(a.studies) or known
@@ -266,12 +267,12 @@ def cmd_compare(a, lay: Layout, argv) -> int:
         machines.append(m)
     out = Path(a.out) if a.out else lay.local_results / "compare.md"
     _mark_local(out.parent, lay)
-    text = compare.markdown(machines, studies, f"{lay.command} compare " + " ".join(lay.display(m.folder) for m in machines),
-                            a.all, out.parent)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, out)
+    # The Markdown and its figures (beside it, named after it) move into place together.
+    with Staging(out.parent) as staging:
+        text = compare.markdown(machines, studies,
+                                f"{lay.command} compare " + " ".join(lay.display(m.folder) for m in machines),
+                                a.all, out.parent, Figures(staging, ""), f"{out.stem}_")
+        staging.path(out.name).write_text(text, encoding="utf-8")
     say(f"compare: {lay.display(out)}")
     return 0
 

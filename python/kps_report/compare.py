@@ -10,6 +10,9 @@ Where a GPU and a host ask the same question with different names (the latency a
 studies size their teams by the hardware: warps and SMs on a GPU, one thread per team on a host),
 a second table per study normalises what differs: teams per compute unit (an SM, or a thread of
 the host backend) and times relative to each folder's own reference, so the columns compare.
+
+Before the studies, the scan, sum and dot implementations' performance portability across the
+folders (kps_report.portability: Pennycook's P per size class, and cascade plots).
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ import math
 import re
 from pathlib import Path
 
-from kps_report import gbench
+from kps_report import gbench, portability
 from kps_report.machine import device_label, is_gpu, short_device
 from kps_report.text import fmt, fmt_time, join_parts, markdown_table
 
@@ -233,15 +236,22 @@ def labels_of(machines: list) -> list:
     return labels
 
 
-def markdown(machines: list, studies: list, command: str, show_all: bool = False, out_dir: Path = None) -> str:
-    """The comparison of machines (report.Machine) over the studies, as Markdown."""
+def markdown(machines: list, studies: list, command: str, show_all: bool = False, out_dir: Path = None,
+             figures=None, figure_prefix: str = "") -> str:
+    """The comparison of machines (report.Machine) over the studies, as Markdown; with `figures`
+    (output.Figures) the performance portability's cascade plots are drawn and linked."""
     labels = labels_of(machines)
     parts = ["# kps: the studies across backends\n",
-             f"Rendered from the Google Benchmark JSON of the folders below alone (`{command}`). Benchmarks are "
-             "matched by name; each cell is the median over repetitions and, in brackets, the speed relative to the "
-             "best folder of the row (1.00 = the best; for GB/s value / best, for times best / value). `—`: not "
-             "run there. Where the backends size their teams differently, a normalised table follows.\n",
+             f"Rendered from the Google Benchmark JSON of the folders below alone (`{command}`). The scan, sum and "
+             "dot implementations' performance portability across the folders comes first; then, per study, "
+             "benchmarks matched by name: each cell is the median over repetitions and, in brackets, the speed "
+             "relative to the best folder of the row (1.00 = the best; for GB/s value / best, for times best / "
+             "value). `—`: not run there. Where the backends size their teams differently, a normalised table "
+             "follows.\n",
              legend(machines, labels, out_dir or Path.cwd())]
+    platforms = [(lbl, {r["name"]: r for s in studies if m.studies.get(s.name) for r in m.studies[s.name].records})
+                 for m, lbl in zip(machines, labels)]
+    parts.append(portability.section(platforms, figures, figure_prefix))
     for s in studies:
         results = [m.studies.get(s.name) for m in machines]
         if any(r and r.records for r in results):

@@ -8,7 +8,9 @@
 - sizes on a log2 axis labelled 2^k; marks (optima, plateaus) as stars listed in the legend;
 - a plot whose series have a single x value becomes a bar chart;
 - the legend outside the axes, so no label covers another or the data;
-- where series lie close on a log axis, a lower panel of each over a reference series.
+- where series lie close on a log axis, a lower panel of each over a reference series;
+- a cascade plot (Sewall et al., P3HPC 2020) of performance portability: per implementation its
+  platforms' efficiencies best first (markers) and the metric P of those added so far (a line).
 Without matplotlib the reports have tables only (one warning).
 """
 from __future__ import annotations
@@ -78,6 +80,7 @@ def pyplot():
 KNOWN = {"automatic": ("C0", "o"), "tuned": ("C0", "o"), "kps": ("C0", "o"), "single_pass": ("C1", "s"),
          "cub": ("C3", "D"), "cub_cccl": ("C2", "^"), "kokkos": ("C4", "v"), "kokkos_kernels": ("C5", "<"),
          "native": ("C6", ">"), "blelloch": ("C8", "p"), "hillis_steele": ("C9", "h"),
+         "serial_loop": ("saddlebrown", "X"), "openmp": ("olive", "P"), "tbb": ("teal", "8"),
          "read": ("0.3", "x"), "copy": ("0.45", "v")}
 
 
@@ -245,6 +248,72 @@ def _bars(plt, path, fig, series, title, x):
         ax.set_yscale("log")
     ax.set_title(f"{title}\n({fig.xlabel} = {xv} for every bar)", fontsize=10)
     ax.grid(True, axis="y", alpha=0.3)
+    f.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(f)
+    return True
+
+
+# --- cascade plots of performance portability ---------------------------------------------------
+
+@dataclass
+class CascadeSeries:
+    """One implementation: per platform added, best first, (its efficiency, P of the platforms
+    added so far). `style`: the key of its fixed color and marker (KNOWN), e.g. its variant."""
+    label: str
+    points: list
+    style: Optional[str] = None
+
+
+@dataclass
+class CascadePanel:
+    title: str
+    series: list
+
+
+def cascade(path: Path, title: str, ylabel: str, panels: list) -> bool:
+    """Sewall et al.'s cascade plot, one panel per size class: x = platforms added (best first),
+    hollow markers = that platform's efficiency, a line = P so far; an implementation that does not
+    run on a platform falls to 0 there. False without matplotlib or without any series."""
+    panels = [p for p in panels if p.series]
+    plt = pyplot() if panels else None
+    if plt is None:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    f, axes = plt.subplots(1, len(panels), figsize=(1.5 + 4.2 * len(panels), 4.4), sharey=True, squeeze=False)
+    handles, top = {}, 1.0
+    labels = [s.label for p in panels for s in p.series]
+    order = list(dict.fromkeys(labels))
+    for ax, panel in zip(axes[0], panels):
+        m = max(len(s.points) for s in panel.series)
+        for s in panel.series:
+            i = order.index(s.label)
+            known = _known(s.style) if s.style else None
+            color = known[0] if known else f"C{i % 10}"
+            marker = known[1] if known else MARKERS[i % len(MARKERS)]
+            x = list(range(1, len(s.points) + 1))
+            effs = [p[0] for p in s.points]
+            pp = [p[1] for p in s.points]
+            top = max(top, *effs)
+            (h,) = ax.plot(x, pp, color=color, linestyle=LINESTYLES[i % len(LINESTYLES)], linewidth=1.6,
+                           marker=marker, markersize=7.5, markerfacecolor="none", markeredgewidth=1.3,
+                           markevery=[], zorder=2 + i, label=s.label)
+            ax.plot(x, effs, color=color, linestyle="none", marker=marker, markersize=7.5, markerfacecolor="none",
+                    markeredgewidth=1.3, zorder=20 + i)
+            handles.setdefault(s.label, h)
+        ax.axhline(1.0, color="0.5", linewidth=0.8, linestyle=":", zorder=1)
+        ax.set_xticks(range(1, m + 1))
+        ax.set_xlim(0.6, m + 0.4)
+        ax.set_xlabel("platforms added (best first)")
+        ax.set_title(panel.title, fontsize=9)
+        ax.grid(True, alpha=0.3)
+    axes[0][0].set_ylim(-0.04 * top, top * 1.08)  # below 0: a platform where it does not run shows its marker
+    axes[0][0].set_ylabel(f"{ylabel}\n(markers: the platform; line: P so far)")
+    f.suptitle(title, fontsize=10)
+    # Outside the axes: a legend never covers the data. Each entry shows the marker and the line.
+    from matplotlib.lines import Line2D
+    proxies = [Line2D([], [], color=handles[l].get_color(), linestyle=handles[l].get_linestyle(),
+                      marker=handles[l].get_marker(), markerfacecolor="none", markeredgewidth=1.3) for l in order]
+    axes[0][-1].legend(proxies, order, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     f.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(f)
     return True
