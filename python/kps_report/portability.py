@@ -80,20 +80,26 @@ IMPLEMENTATIONS = (
 
 @dataclass(frozen=True)
 class Bound:
-    """A platform's measured bandwidth bound at one (type, N): the GB/s of `record` where it ran,
-    else `via`'s GB/s over its `ratio` (measured in the same rounds), else the median of the
-    same derivation over the other records of `family` that have the ratio."""
+    """A platform's measured bandwidth bound at one (type, N): the fastest of `records` where they
+    ran (a host's deep_copy writes through the cache, its streaming copy does not: the bound is
+    the better), else `via`'s GB/s over its `ratio` (measured in the same rounds), else the median
+    of the same derivation over the other records of `family` that have the ratio."""
     name: str
-    record: Optional[str]  # family/variant measuring the bound itself, or None
+    records: tuple         # family/variant of the benchmarks measuring the bound itself
     ratio: str             # counter: a record's time-based speed over the bound's
     via: str               # family/variant whose ratio derives it first
     family: str            # where else to find the ratio
 
 
 BOUNDS = {
-    "copy": Bound("a copy of the same bytes", "copy/kokkos", "ratio_to_copy", "scan/automatic", "scan"),
-    "read": Bound("a streaming read of the same bytes", None, "ratio_to_read", "reduce/tuned", "reduce"),
+    "copy": Bound("the fastest copy of the same bytes", ("copy/kokkos", "copy/streaming"), "ratio_to_copy",
+                  "scan/automatic", "scan"),
+    "read": Bound("a streaming read of the same bytes", (), "ratio_to_read", "reduce/tuned", "reduce"),
 }
+
+# kps' own variant of each study: a peer timed only in its rounds (a host's one-thread loop and
+# OpenMP at the largest sizes, Kokkos' own) has its GB/s there, the variant's over its ratio_to_<peer>.
+ANCHORS = {"scan": "automatic", "reduce": "tuned", "dot": "kps"}
 
 
 @dataclass(frozen=True)
@@ -154,7 +160,7 @@ def gbps(rec) -> Optional[float]:
 
 def bound_gbps(bound: Bound, recs: dict, dtype: str, n: int) -> Optional[float]:
     """The bound's GB/s at (type, N) on a platform (recs: base name -> record), or None."""
-    direct = gbps(recs.get(f"{bound.record}/{dtype}/{n}")) if bound.record else None
+    direct = max((g for g in (gbps(recs.get(f"{r}/{dtype}/{n}")) for r in bound.records) if g), default=None)
     if direct:
         return direct
 
@@ -215,12 +221,26 @@ class StudyResult:
 
 
 def points_of(recs: dict, impl: Implementation) -> dict:
-    """(type, N) -> record of an implementation on one platform (failed checks included)."""
+    """(type, N) -> record of an implementation on one platform (failed checks included); where it
+    has no record of its own at a point, one derived from kps' variant's rounds there (ANCHORS):
+    its GB/s over ratio_to_<variant>, or a failed check where the rounds found it wrong (wrong_<variant>)."""
     out = {}
     for r in recs.values():
         if r["family"] == impl.study and r["variant"] == impl.variant and not r["params"] and r.get("type") \
                 and r.get("n"):
             out[(r["type"], r["n"])] = r
+    anchor = ANCHORS.get(impl.study)
+    if anchor and impl.variant != anchor:
+        for r in recs.values():
+            if r["family"] != impl.study or r["variant"] != anchor or r["params"] or not r.get("type") \
+                    or not r.get("n") or (r["type"], r["n"]) in out:
+                continue
+            g, ratio = gbps(r), r.get(f"ratio_to_{impl.variant}")
+            base = {"family": impl.study, "variant": impl.variant, "params": {}, "type": r["type"], "n": r["n"]}
+            if r.get(f"wrong_{impl.variant}"):
+                out[(r["type"], r["n"])] = dict(base, error="wrong result (in kps' rounds)")
+            elif g and isinstance(ratio, (int, float)) and ratio > 0:
+                out[(r["type"], r["n"])] = dict(base, **{"GB/s": g / ratio})
     return out
 
 
@@ -282,10 +302,12 @@ def intro() -> str:
         "platform is one compared folder: a machine, a backend, a thread count), P = |H| / Σ 1/e_i, the "
         "harmonic mean of its efficiencies e_i on the platforms of H, and P = 0 if it does not run (or fails its "
         "check) on any of them. Two efficiencies, per element type and size: *architectural*, its GB/s over the "
-        "platform's measured bound (scans: " + BOUNDS["copy"].name + ", `copy/kokkos`, else from "
-        "`scan/automatic`'s `ratio_to_copy`; sums and dot products: " + BOUNDS["read"].name + ", from "
+        "platform's measured bound (scans: " + BOUNDS["copy"].name + ", `copy/kokkos` or on a host `copy/streaming`, "
+        "else from `scan/automatic`'s `ratio_to_copy`; sums and dot products: " + BOUNDS["read"].name + ", from "
         "`reduce/tuned`'s `ratio_to_read`, a dot product's 2N elements read at the same rate); *application*, "
         "its GB/s over the best implementation of the table at that platform, type and size (1 = the best). "
+        "A peer timed only in the rounds of kps' own call has its GB/s from them (kps' GB/s over its "
+        "`ratio_to_<peer>`). "
         "Launch-bound and memory-bound sizes behave differently, so P is taken per size class (" + classes + "); "
         "within a class a platform's efficiency is the harmonic mean over the (type, N) points the platform "
         "measured (an implementation that ran there but skipped a point is not charged for it). `k of m`: the "
