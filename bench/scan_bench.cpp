@@ -336,6 +336,9 @@ void register_type(const Options& o, std::size_t n) {
     std::vector<std::vector<std::int64_t>> points;
     for (std::int64_t bytes : {16 << 10, 64 << 10, 256 << 10, 1 << 20})
       for (std::int64_t store : {0, 1}) points.push_back({1, bytes / std::int64_t(sizeof(T)), store});
+    // And one tile of 2^24 elements: up to there one team, a single pass (a plain loop), where
+    // the threads do not pay for the second pass (a machine of two cores).
+    points.push_back({1, std::int64_t(1) << 24, 0});
     add_single_pass_points<T>(
         "scan_tune/single_pass" + suffix, n, {"team", "items", "store"}, points,
         [](const benchmark::State& s) {

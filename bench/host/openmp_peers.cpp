@@ -3,7 +3,7 @@
 // reduction(+) (simd: the compiler may reorder the floating-point adds, as an OpenMP user
 // allows it to); float totals in double (host/peers.hpp). Compiled with the compiler's OpenMP flags where CMake finds OpenMP. The threads
 // are OpenMP's default team (OMP_NUM_THREADS), the same pool as Kokkos::OpenMP's: in the rounds
-// on that backend, alone elsewhere (support/peers.hpp).
+// on that backend, left out on the others (host/peers.hpp: host_placement).
 #include <cstddef>
 #include <cstdint>
 
@@ -40,15 +40,13 @@ void add_peers(Peers& all, Placement placement) {
 
 [[maybe_unused]] const int registered = add_peer_provider(openmp_rank, [](Peers& all) {
   if constexpr (kps::impl::is_host_space_v<Exec>) {
-    const Placement placement = placement_for("openmp");
-    if (placement == Placement::alone && !other_runtimes_measurable()) {
-      all.note("openmp: left out on " + exec_runtime() + " (its idle threads spin; the OpenMP build's peers job has it)");
-      return;
-    }
-    add_peers<std::int32_t>(all, placement);
-    add_peers<std::int64_t>(all, placement);
-    add_peers<float>(all, placement);
-    add_peers<double>(all, placement);
+    std::string why;
+    const std::optional<Placement> placement = host_placement("openmp", why);
+    if (!placement) return all.note(why);
+    add_peers<std::int32_t>(all, *placement);
+    add_peers<std::int64_t>(all, *placement);
+    add_peers<float>(all, *placement);
+    add_peers<double>(all, *placement);
   }
 });
 

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
 namespace kps::bench::host {
 namespace {
@@ -31,6 +33,31 @@ void add_peers(Peers& all) {
                      {},
                      Placement::rounds});
 }
+
+}  // namespace
+
+bool openmp_threads_sleep() {
+  const char* wait = std::getenv("OMP_WAIT_POLICY");
+  return wait && (std::string(wait) == "passive" || std::string(wait) == "PASSIVE");
+}
+
+std::optional<Placement> host_placement(const std::string& runtime, std::string& why) {
+  const std::string mine = exec_runtime();
+  if (runtime == "none" || runtime == mine) return Placement::rounds;
+  if (mine == "none") {
+    why = runtime + ": no comparison on Serial (its targets are the one-thread loop's)";
+  } else if (mine == "openmp" && openmp_threads_sleep()) {
+    return Placement::rounds;
+  } else if (mine == "openmp") {
+    why = runtime + ": left out: OpenMP's idle threads would spin beside it (OMP_WAIT_POLICY=passive lets them "
+                    "sleep: the node's study runs set it)";
+  } else {
+    why = runtime + ": left out on " + mine + " (its idle threads never sleep; the OpenMP build's runs have it)";
+  }
+  return std::nullopt;
+}
+
+namespace {
 
 [[maybe_unused]] const int registered = add_peer_provider(serial_loop_rank, [](Peers& all) {
   if constexpr (kps::impl::is_host_space_v<Exec>) {

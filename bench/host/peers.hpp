@@ -4,6 +4,7 @@
 // the host: a GPU build compares its GPU with GPU peers.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -12,12 +13,19 @@
 
 namespace kps::bench::host {
 
-/// Whether a peer of another threading runtime than Exec's can be timed in this process at all.
-/// Kokkos::Threads' idle workers never sleep (they yield in a loop between dispatches), so they
-/// would take the cores from another runtime's threads however its calls are placed: such peers
-/// are left out there (the OpenMP build's peers job measures them). OpenMP's idle threads sleep
-/// once the peers job sets OMP_WAIT_POLICY=passive; Serial has none.
-inline bool other_runtimes_measurable() { return exec_runtime() != "threads"; }
+/// Whether OpenMP's idle threads sleep between regions (OMP_WAIT_POLICY=passive); by default they
+/// spin for a while after each one, on the cores another runtime's threads need.
+bool openmp_threads_sleep();
+
+/// Where a host peer running on `runtime` ("none": the calling thread alone) is timed on Exec: in
+/// kps' rounds, or nowhere (nullopt, with the reason in `why`). Every host peer that is timed at
+/// all shares kps' rounds, so that every ratio is measured side by side; one of another runtime
+/// only where neither runtime's idle threads take the other's cores: oneTBB beside OpenMP where
+/// OpenMP's threads sleep (the node's study runs set OMP_WAIT_POLICY=passive; with OpenMP's
+/// default spinning, oneTBB beside 16 OpenMP threads ran at a fifth of its speed); nothing beside
+/// Kokkos::Threads, whose idle workers never sleep (they yield in a loop). On Serial a parallel
+/// peer is no comparison (the Serial targets are the one-thread loop's).
+std::optional<Placement> host_placement(const std::string& runtime, std::string& why);
 
 /// What a host peer accumulates T in: double for float. A float running total stops growing at 2^24
 /// (adding an element below 1 to it changes nothing), so a plain float loop's scan or sum of 2^26

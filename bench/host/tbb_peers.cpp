@@ -1,18 +1,18 @@
 // bench/host/tbb_peers.cpp — oneTBB's scan and sum (`tbb`): tbb::parallel_scan and
 // tbb::parallel_reduce over a blocked_range with the default (auto) partitioner, in an arena of
-// as many threads as the benchmarks' space has; float totals in double (host/peers.hpp). Compiled where CMake finds oneTBB (Debian's
-// libtbb-dev, spack's intel-tbb). Another runtime than any Kokkos backend's, so always timed
-// alone, in a process of its own (support/peers.hpp): the study's peers job, with
-// OMP_WAIT_POLICY=passive and OMP_PROC_BIND=false. Not registered where OpenMP's idle threads
-// would spin beside it (Kokkos' host space is OpenMP, and OMP_WAIT_POLICY is not passive), nor
-// where the calling thread is bound to fewer cores than the arena's threads (OMP_PROC_BIND binds
-// OpenMP's first thread, and threads it starts inherit its cores): oneTBB's workers would all
-// share them. Either way the JSON context says why.
+// as many threads as the benchmarks' space has; float totals in double (host/peers.hpp). Compiled
+// where CMake finds oneTBB (Debian's libtbb-dev, spack's intel-tbb). Another runtime than any
+// Kokkos backend's: in kps' rounds where OpenMP's idle threads sleep, else left out
+// (host/peers.hpp: host_placement). oneTBB's workers are started by the thread that first enters
+// the arena, and a thread inherits its starter's cores: with OMP_PROC_BIND, OpenMP has bound that
+// thread to one core, and every worker would share it. So each worker, as it enters the arena,
+// takes back the cores the process could use when it started (read before Kokkos binds anything).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <sched.h>
@@ -21,6 +21,7 @@
 #include <oneapi/tbb/parallel_reduce.h>
 #include <oneapi/tbb/parallel_scan.h>
 #include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_scheduler_observer.h>
 #include <oneapi/tbb/version.h>
 
 #include <Kokkos_Core.hpp>
@@ -30,9 +31,28 @@
 namespace kps::bench::host {
 namespace {
 
-/// The arena the peers run in, made on first use (with Exec's thread count).
+/// The cores the process may run on, read when it starts (before OpenMP binds its first thread).
+cpu_set_t startup_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) CPU_ZERO(&set);
+  return set;
+}
+const cpu_set_t process_cores = startup_cores();
+
+/// Gives each worker that enters the arena the process's cores back (see the file's comment).
+class Unbind : public tbb::task_scheduler_observer {
+ public:
+  explicit Unbind(tbb::task_arena& a) : tbb::task_scheduler_observer(a) { observe(true); }
+  void on_scheduler_entry(bool worker) override {
+    if (worker && CPU_COUNT(&process_cores) > 0) sched_setaffinity(0, sizeof process_cores, &process_cores);
+  }
+};
+
+/// The arena the peers run in, made on first use (with Exec's thread count), and its observer.
 tbb::task_arena& arena() {
   static tbb::task_arena a(static_cast<int>(Exec().concurrency()));
+  static Unbind unbind(a);
   return a;
 }
 
@@ -75,47 +95,23 @@ T sum(const T* x, std::size_t n) {
 }
 
 template <class T>
-void add_peers(Peers& all) {
+void add_peers(Peers& all, Placement placement) {
   all.add(ScanPeer<T>{"tbb", [](const Exec&, const T* in, T* out, std::size_t n) { exclusive_scan(in, out, n); },
-                      Placement::alone, true});
-  all.add(SumPeer<T>{"tbb", [](const Exec&, const T* x, std::size_t n) { return sum(x, n); }, {}, Placement::alone});
-}
-
-/// Cores the calling thread may run on.
-int allowed_cores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
-  return CPU_COUNT(&set);
+                      placement, true});
+  all.add(SumPeer<T>{"tbb", [](const Exec&, const T* x, std::size_t n) { return sum(x, n); }, {}, placement});
 }
 
 [[maybe_unused]] const int registered = add_peer_provider(tbb_rank, [](Peers& all) {
   if constexpr (kps::impl::is_host_space_v<Exec>) {
-    if (!other_runtimes_measurable()) {
-      all.note("tbb: left out on " + exec_runtime() + " (its idle threads spin; the OpenMP build's peers job has it)");
-      return;
-    }
-    // Kokkos' host space is OpenMP in this process (kps' space, or the one Kokkos runs its host
-    // copies and fills on): its idle threads spin after every region unless told to sleep.
-    const char* wait = std::getenv("OMP_WAIT_POLICY");
-    if (std::string(Kokkos::DefaultHostExecutionSpace::name()) == "OpenMP" &&
-        (!wait || (std::string(wait) != "passive" && std::string(wait) != "PASSIVE"))) {
-      all.note("tbb: left out: OpenMP's idle threads would spin beside oneTBB's (run with OMP_WAIT_POLICY=passive: "
-               "the study's peers job)");
-      return;
-    }
-    const int threads = static_cast<int>(Exec().concurrency()), cores = allowed_cores();
-    if (cores < threads) {
-      all.note("tbb: left out: this thread may run on " + std::to_string(cores) + " core(s), fewer than the " +
-               std::to_string(threads) + " threads of the arena (OMP_PROC_BIND binds it; run with OMP_PROC_BIND=false)");
-      return;
-    }
+    std::string why;
+    const std::optional<Placement> placement = host_placement("tbb", why);
+    if (!placement) return all.note(why);
     all.note("tbb: oneTBB " + std::to_string(TBB_VERSION_MAJOR) + "." + std::to_string(TBB_VERSION_MINOR) + ", " +
-             std::to_string(threads) + " threads");
-    add_peers<std::int32_t>(all);
-    add_peers<std::int64_t>(all);
-    add_peers<float>(all);
-    add_peers<double>(all);
+             std::to_string(Exec().concurrency()) + " threads");
+    add_peers<std::int32_t>(all, *placement);
+    add_peers<std::int64_t>(all, *placement);
+    add_peers<float>(all, *placement);
+    add_peers<double>(all, *placement);
   }
 });
 

@@ -64,8 +64,4 @@ std::string exec_runtime() {
   return name == "serial" ? "none" : name;
 }
 
-Placement placement_for(const std::string& runtime) {
-  return runtime == "none" || runtime == exec_runtime() ? Placement::rounds : Placement::alone;
-}
-
 }  // namespace kps::bench

@@ -7,11 +7,11 @@
 // JSON context).
 //
 // Where a peer is timed: in the rounds of kps' own call (Placement::rounds), interleaved with it,
-// when it runs on the same threading runtime as the space (or on the calling thread alone);
-// alone (Placement::alone), in rounds of its own call and in a process of its own (the study's
-// peers job), when it runs on another runtime: one runtime's idle threads keep spinning on the
-// cores the other's threads need (on the 16-core node, oneTBB beside 16 OpenMP threads ran at a
-// fifth of its speed), which would rig the comparison in kps' favour.
+// so that every ratio is measured side by side; a backend folder places a peer of another
+// threading runtime there only where neither runtime's idle threads spin on the cores the other
+// needs (bench/host/peers.hpp: host_placement; on the 16-core node oneTBB beside 16 spinning
+// OpenMP threads ran at a fifth of its speed), and leaves it out elsewhere, saying why. Or alone
+// (Placement::alone): in rounds of its own call, for a peer that cannot share the rounds.
 #pragma once
 
 #include <cstddef>
@@ -110,10 +110,7 @@ const std::vector<SumPeer<T>>& sum_peers() {
 std::string peers_summary();
 std::string peer_notes();
 
-/// The threading runtime a peer runs on ("none": the calling thread alone), and the placement
-/// that gives it on Exec: the rounds where Exec runs on the same one (exec_runtime), else alone.
-Placement placement_for(const std::string& runtime);
-/// Exec's runtime: its Kokkos name in lower case ("openmp", "threads", "cuda"), "none" for Serial.
+/// Exec's threading runtime: its Kokkos name in lower case ("openmp", "threads", "cuda"), "none" for Serial.
 std::string exec_runtime();
 
 }  // namespace kps::bench

@@ -5,7 +5,13 @@ peer (the toolkit's, and a newer CCCL's where the run has one) at every N, and t
 variant's own interleaved rounds (kps-bench's counters ratio_to_cub, ratio_to_cub_cccl,
 ratio_to_read: a peer's time over the variant's). Where a size misses a CUB target the table shows
 the launch floor beside the call (an empty launch and its fence, same rounds): the least any call
-takes. GPU runs only (the peers are CUDA's)."""
+takes. GPU runs only (the peers are CUDA's).
+
+On host backends (cpu_table) the targets are the CPU's: `automatic` and `tuned` at least 1.0 x the
+best CPU peer at every N from 2^16 (a one-thread loop and OpenMP's, timed in the same rounds;
+oneTBB's, timed alone in a process of its own with OpenMP's threads asleep: the ratio of two
+runs' medians, marked so), the scan at least 0.80 x the node's fastest copy and the sum 0.90 x its
+streaming read at 2^26..2^30."""
 from __future__ import annotations
 
 from kps_report import gbench
@@ -68,3 +74,80 @@ def table(records, family: str, variant: str, read: bool, command: str) -> str:
             f"interleaved rounds (> 1: kps faster). Reproduce: `{command}` (the kps-bench commands: "
             f"'Produced by' below).\n\n"
             + markdown_table(head, rows) + "\n")
+
+
+CPU_PEER_FROM = 1 << 16
+CPU_BOUND_SIZES = (1 << 26, 1 << 30)
+CPU_BOUND_TARGET = {"scan": 0.80, "reduce": 0.90}
+SAME_ROUND_CPU_PEERS = ("serial_loop", "openmp")
+ALONE_CPU_PEERS = ("tbb",)
+
+
+def _gbps(r):
+    v = (r or {}).get("GB/s")
+    return v if isinstance(v, (int, float)) and v > 0 else None
+
+
+def cpu_bound(records, family: str, r: dict):
+    """The variant's GB/s over the node's bound at its (type, N): the fastest copy measured there
+    (copy/kokkos, copy/streaming, or the copy in its own rounds) for scans, the streaming read of its
+    rounds for sums; None without one."""
+    g = _gbps(r)
+    if not g:
+        return None
+    if family == "reduce":
+        return r.get("ratio_to_read")
+    copies = [_gbps(c) for c in records if c.get("family") == "copy" and c.get("type") == r["type"]
+              and c.get("n") == r["n"] and "error" not in c]
+    if r.get("ratio_to_copy"):
+        copies.append(g / r["ratio_to_copy"])
+    copies = [c for c in copies if c]
+    return g / max(copies) if copies else None
+
+
+def cpu_table(records, family: str, variant: str, command: str) -> str:
+    """The host targets of family/variant (module docstring), one row per (type, N) from 2^16."""
+    rs = [r for r in records if r.get("family") == family and r.get("variant") == variant and "error" not in r
+          and (r.get("n") or 0) >= CPU_PEER_FROM]
+    if not rs or not any(r.get(f"ratio_to_{p}") for r in rs for p in SAME_ROUND_CPU_PEERS):
+        return ""
+    alone = {(r["type"], r["n"], r["variant"]): r for r in records
+             if r.get("family") == family and r.get("variant") in ALONE_CPU_PEERS and "error" not in r}
+    target = CPU_BOUND_TARGET[family]
+    bound_name = "fastest copy" if family == "scan" else "read"
+    rows, met, total = [], 0, 0
+    for t in gbench.TYPES:
+        for r in sorted((r for r in rs if r["type"] == t), key=lambda r: r["n"]):
+            g = _gbps(r)
+            ratios = {p: r.get(f"ratio_to_{p}") for p in SAME_ROUND_CPU_PEERS if r.get(f"ratio_to_{p}")}
+            for p in ALONE_CPU_PEERS:
+                other = _gbps(alone.get((t, r["n"], p)))
+                if g and other:
+                    ratios[p + " (own process)"] = g / other
+            best = min(ratios.items(), key=lambda kv: kv[1]) if ratios else None
+            cells = [t, pow2(r["n"]), fmt(g)]
+            cells += [fmt(ratios.get(p)) for p in SAME_ROUND_CPU_PEERS]
+            cells += [fmt(ratios.get(p + " (own process)")) for p in ALONE_CPU_PEERS]
+            if best:
+                total += 1
+                met += best[1] >= 1.0
+                cells.append(_cell(best[1], 1.0) + f" ({best[0]})")
+            else:
+                cells.append("—")
+            b = cpu_bound(records, family, r)
+            if CPU_BOUND_SIZES[0] <= r["n"] <= CPU_BOUND_SIZES[1] and b is not None:
+                total += 1
+                met += b >= target
+                cells.append(_cell(b, target))
+            else:
+                cells.append(fmt(b) if b is not None else "—")
+            rows.append(cells)
+    head = (["type", "N", f"{variant} GB/s"] + [f"/ {p}" for p in SAME_ROUND_CPU_PEERS]
+            + [f"/ {p} (own process)" for p in ALONE_CPU_PEERS]
+            + ["/ best CPU peer (≥ 1.0)", f"/ {bound_name} (≥ {target}, 2^26..2^30)"])
+    return (f"### Targets on this CPU: {family}/{variant} against the CPU peers and the node's bound\n\n"
+            f"{met} of {total} targets met (✗: missed). `/ serial_loop`, `/ openmp`: a peer's time over {variant}'s "
+            f"in the same interleaved rounds (> 1: kps faster); `/ tbb (own process)`: the ratio of {variant}'s GB/s "
+            "to oneTBB's measured alone in a process of its own with OpenMP's threads asleep (two runs' medians: "
+            "kps' rounds interleave calls that leave dirty or evicted lines behind, oneTBB's do not, so sizes "
+            f"within the caches favour it). Reproduce: `{command}`.\n\n" + markdown_table(head, rows) + "\n")
