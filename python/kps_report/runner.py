@@ -221,7 +221,7 @@ class Runner:
         if rc:
             context["kps_exit_status"] = str(rc)
         # kps_tuning_table: the table's path, then what selected it ("PATH (the nearest table: ...)").
-        table = (doc["context"].get("kps_tuning_table") or "").split(" (")[0]
+        table = (doc["context"].get("kps_tuning_table") or "").split(" (")[0].removeprefix("KPS_TUNING_TABLE=")
         if table and Path(table).is_file():  # which table the run read, by content (its path may change)
             context["kps_tuning_table_sha256"] = hashlib.sha256(Path(table).read_bytes()).hexdigest()[:16]
         doc["context"].update(context)
