@@ -40,6 +40,8 @@ declare -A PROBES=(
   [python3-pytest]="pymod:pytest"
   [dpkg-dev]="cmd:dpkg-source"
   [xz-utils]="cmd:xz"
+  # oneTBB, a CPU peer of the scans and sums (optional for kps; found by CMake when present)
+  [libtbb-dev]="file:/usr/include/oneapi/tbb.h"
 )
 
 probe() {

@@ -41,6 +41,7 @@ class Kps(CMakePackage, CudaPackage):
     variant("serial", default=True, description="Kokkos with the Serial backend")
     variant("tests", default=False, description="Build the test suite (GoogleTest) with the package")
     variant("plots", default=True, description="Python with matplotlib for the reports' plots")
+    variant("tbb", default=False, description="oneTBB as a CPU peer of the scans and sums (kps-bench)")
 
     depends_on("cxx", type="build")
     depends_on("cmake@3.22:", type="build")
@@ -67,6 +68,7 @@ class Kps(CMakePackage, CudaPackage):
     depends_on("googletest@1.10:", type="test")
     depends_on("python@3.8:", type="run")
     depends_on("py-matplotlib", type="run", when="+plots")
+    depends_on("tbb", when="+tbb")  # intel-oneapi-tbb or intel-tbb
 
     def cmake_args(self):
         spec = self.spec
