@@ -4,6 +4,8 @@
 // the host: a GPU build compares its GPU with GPU peers.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -33,6 +35,30 @@ std::optional<Placement> host_placement(const std::string& runtime, std::string&
 /// user's loop carries a double, which costs a conversion per element next to the memory's pace.
 template <class T>
 using Accumulator = std::conditional_t<std::is_same_v<T, float>, double, T>;
+
+/// Registers a host peer `name`, running on `runtime`, for every element type where host_placement
+/// places it (else the reason, as a note): Calls<T>::scan(in, out, n), an exclusive scan, and
+/// Calls<T>::sum(x, n). `found`: a note for the JSON context where it is registered (its version).
+template <template <class> class Calls>
+void add_host_peer(Peers& all, const std::string& name, const std::string& runtime, const std::string& found = {}) {
+  if constexpr (kps::impl::is_host_space_v<Exec>) {
+    std::string why;
+    const std::optional<Placement> placement = host_placement(runtime, why);
+    if (!placement) return all.note(why);
+    if (!found.empty()) all.note(found);
+    const auto add = [&](auto type) {
+      using T = decltype(type);
+      all.add(ScanPeer<T>{name, [](const Exec&, const T* in, T* out, std::size_t n) { Calls<T>::scan(in, out, n); },
+                          *placement, true});
+      all.add(SumPeer<T>{name, [](const Exec&, const T* x, std::size_t n) { return Calls<T>::sum(x, n); }, {},
+                         *placement});
+    };
+    add(std::int32_t{});
+    add(std::int64_t{});
+    add(float{});
+    add(double{});
+  }
+}
 
 /// Ranks of the host providers (support/peers.hpp: providers run in rank order, after the GPUs').
 inline constexpr int serial_loop_rank = 10, openmp_rank = 11, tbb_rank = 12;

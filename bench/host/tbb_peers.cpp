@@ -57,62 +57,46 @@ tbb::task_arena& arena() {
 }
 
 template <class T>
-void exclusive_scan(const T* in, T* out, std::size_t n) {
+struct Calls {
   using A = Accumulator<T>;
-  arena().execute([&] {
-    tbb::parallel_scan(
-        tbb::blocked_range<std::size_t>(0, n), A(0),
-        [=](const tbb::blocked_range<std::size_t>& r, A running, bool final_scan) {
-          if (final_scan) {
-            for (std::size_t i = r.begin(); i < r.end(); ++i) {
-              const T x = in[i];
-              out[i] = T(running);
-              running += x;
+  static void scan(const T* in, T* out, std::size_t n) {
+    arena().execute([&] {
+      tbb::parallel_scan(
+          tbb::blocked_range<std::size_t>(0, n), A(0),
+          [=](const tbb::blocked_range<std::size_t>& r, A running, bool final_scan) {
+            if (final_scan) {
+              for (std::size_t i = r.begin(); i < r.end(); ++i) {
+                const T x = in[i];
+                out[i] = T(running);
+                running += x;
+              }
+            } else {
+              for (std::size_t i = r.begin(); i < r.end(); ++i) running += in[i];
             }
-          } else {
-            for (std::size_t i = r.begin(); i < r.end(); ++i) running += in[i];
-          }
-          return running;
-        },
-        std::plus<A>());
-  });
-}
-
-template <class T>
-T sum(const T* x, std::size_t n) {
-  using A = Accumulator<T>;
-  A s = 0;
-  arena().execute([&] {
-    s = tbb::parallel_reduce(
-        tbb::blocked_range<std::size_t>(0, n), A(0),
-        [=](const tbb::blocked_range<std::size_t>& r, A acc) {
-          for (std::size_t i = r.begin(); i < r.end(); ++i) acc += x[i];
-          return acc;
-        },
-        std::plus<A>());
-  });
-  return T(s);
-}
-
-template <class T>
-void add_peers(Peers& all, Placement placement) {
-  all.add(ScanPeer<T>{"tbb", [](const Exec&, const T* in, T* out, std::size_t n) { exclusive_scan(in, out, n); },
-                      placement, true});
-  all.add(SumPeer<T>{"tbb", [](const Exec&, const T* x, std::size_t n) { return sum(x, n); }, {}, placement});
-}
+            return running;
+          },
+          std::plus<A>());
+    });
+  }
+  static T sum(const T* x, std::size_t n) {
+    A s = 0;
+    arena().execute([&] {
+      s = tbb::parallel_reduce(
+          tbb::blocked_range<std::size_t>(0, n), A(0),
+          [=](const tbb::blocked_range<std::size_t>& r, A acc) {
+            for (std::size_t i = r.begin(); i < r.end(); ++i) acc += x[i];
+            return acc;
+          },
+          std::plus<A>());
+    });
+    return T(s);
+  }
+};
 
 [[maybe_unused]] const int registered = add_peer_provider(tbb_rank, [](Peers& all) {
-  if constexpr (kps::impl::is_host_space_v<Exec>) {
-    std::string why;
-    const std::optional<Placement> placement = host_placement("tbb", why);
-    if (!placement) return all.note(why);
-    all.note("tbb: oneTBB " + std::to_string(TBB_VERSION_MAJOR) + "." + std::to_string(TBB_VERSION_MINOR) + ", " +
-             std::to_string(Exec().concurrency()) + " threads");
-    add_peers<std::int32_t>(all, *placement);
-    add_peers<std::int64_t>(all, *placement);
-    add_peers<float>(all, *placement);
-    add_peers<double>(all, *placement);
-  }
+  add_host_peer<Calls>(all, "tbb", "tbb",
+                       "tbb: oneTBB " + std::to_string(TBB_VERSION_MAJOR) + "." + std::to_string(TBB_VERSION_MINOR) +
+                           ", " + std::to_string(Exec().concurrency()) + " threads");
 });
 
 }  // namespace

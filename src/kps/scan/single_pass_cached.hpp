@@ -17,7 +17,9 @@
 //
 // A one-thread team whose predecessor's inclusive prefix is already published when it takes its
 // tile (tile 0; every tile on one thread) skips the first pass: one read, one write, as a plain
-// loop. Launched by kps/scan/dispatch.hpp.
+// loop. A one-lane thread's look-back does not wait for a predecessor that stays unpublished: it
+// adds that tile up itself (look_back_or_add), so a descheduled thread delays no one. Launched by
+// kps/scan/dispatch.hpp.
 #pragma once
 
 #include <cstddef>
@@ -116,6 +118,47 @@ struct CachedSinglePassKernel {
     return (sizeof(T) * (std::size_t(threads) + std::size_t(threads / lanes) + 1) + 15) / 16 * 16;
   }
 
+  /// The look-back of a team of one-lane threads (a CPU's): the predecessors' status words one at
+  /// a time, nearest first, as kps/scan/look_back.hpp walks them, except that a predecessor still
+  /// unpublished after spin_rounds polls is added up here from its input instead of waited for
+  /// (its thread may be descheduled: more threads than cores, or a core shared with another
+  /// process, where waiting for it costs a scheduler's time slice per tile). In place its input
+  /// may already be partly its output: there the walk waits, yielding its core between polls. Publishes the tile's
+  /// aggregate first and its inclusive prefix last; returns its exclusive prefix.
+  template <class ProbeTile>
+  KOKKOS_INLINE_FUNCTION T look_back_or_add(long tile, T aggregate, std::size_t tile_elems, ProbeTile& probed) const {
+    if (tile == 0) {
+      tiles.publish(0, tile_inclusive, aggregate);
+      probed.done(0, 0);
+      return T(0);
+    }
+    tiles.publish(tile, tile_aggregate, aggregate);
+    probed.aggregate_published();
+    T prefix = T(0);
+    long j = tile - 1;
+    for (; j >= 0; --j) {
+      T v = T(0);
+      probed.window_started();
+      std::uint32_t kind = tiles.read(j, v);
+      // In place, a late tile's input may be half overwritten by its own scan: wait for it then.
+      for (unsigned round = 0; kind == 0 && (round < spin_rounds || in == out); ++round) {
+        probed.waited();
+        BackendWait<Exec>::pause(round);
+        kind = tiles.read(j, v);
+      }
+      probed.window_complete();
+      if (kind == 0) {  // late: its sum, from its input
+        const std::size_t first = std::size_t(j) * tile_elems;
+        v = cached_sum(in + first, n - first < tile_elems ? n - first : tile_elems);
+      }
+      prefix = v + prefix;
+      if (kind == tile_inclusive) break;
+    }
+    tiles.publish(tile, tile_inclusive, prefix + aggregate);
+    probed.done(tile, tile - (j < 0 ? 0 : j));
+    return prefix;
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const int warp = team.team_rank();
     const int warps = team.team_size();
@@ -163,7 +206,9 @@ struct CachedSinglePassKernel {
                                                    warp_totals, warp_prefix);
       probed.totals_known();
       if (warp == 0) {
-        const T p = look_back<Exec>(team, lanes, tiles, tile, aggregate, delay, probed);
+        const T p = lanes == 1 && Probe::Tile::publish_inclusive ? look_back_or_add(tile, aggregate, tile_elems, probed)
+                                                                  : look_back<Exec>(team, lanes, tiles, tile, aggregate,
+                                                                                    delay, probed);
         Kokkos::single(Kokkos::PerThread(team), [&]() { *tile_prefix_slot = p; });
       }
       team.team_barrier();
