@@ -3,9 +3,13 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <mutex>
 #include <sstream>
 #include <thread>
 #include <type_traits>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #include <Kokkos_Core.hpp>
 
@@ -32,6 +36,32 @@ std::string source_relative(std::string text) {
   for (std::size_t at = text.find(root); at != std::string::npos; at = text.find(root, at)) text.erase(at, root.size());
 #endif
   return text;
+}
+
+/// The CPUs the execution space's threads may run on: the union of their affinity masks, read on
+/// each thread (Linux; 0 elsewhere). A runtime loaded beside the backend can bind the process's
+/// first thread before the backend starts its threads, which then inherit one core: libgomp does
+/// where OMP_PROC_BIND is set. This is the figure that shows it.
+template <class Space>
+int threads_cpus([[maybe_unused]] const Space& space) {
+#if defined(__linux__)
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  std::mutex m;
+  const int n = space.concurrency();
+  Kokkos::parallel_for(
+      "kps::threads_cpus", Kokkos::RangePolicy<Space, Kokkos::Schedule<Kokkos::Static>>(space, 0, n), [&](int) {
+        cpu_set_t mine;
+        CPU_ZERO(&mine);
+        if (sched_getaffinity(0, sizeof mine, &mine) != 0) return;
+        const std::lock_guard<std::mutex> lock(m);
+        CPU_OR(&all, &all, &mine);
+      });
+  space.fence();
+  return CPU_COUNT(&all);
+#else
+  return 0;
+#endif
 }
 
 std::string compiler() {
@@ -139,9 +169,15 @@ std::map<std::string, std::string> environment() {
     env["host_hardware_threads"] = std::to_string(cores);
     std::string note;
     const long threads = ExecutionSpace().concurrency();
+    const int cpus = threads_cpus(ExecutionSpace());
+    if (cpus > 0) env["host_threads_cpus"] = std::to_string(cpus);
     if (cores > 0 && threads > long(cores))
       note = std::to_string(threads) + " threads on " + std::to_string(cores) + " hardware threads: oversubscribed";
-    if (threads > 1 && (var("OMP_PROC_BIND") == "unset" || var("OMP_PROC_BIND") == "false"))
+    if (cpus > 0 && cpus < threads && cpus < long(cores))
+      note += std::string(note.empty() ? "" : "; ") + "the " + std::to_string(threads) + " threads may run on " +
+              std::to_string(cpus) + " of the " + std::to_string(cores) + " hardware threads (their affinity)";
+    if (threads > 1 && std::string(ExecutionSpace::name()) == "OpenMP" &&
+        (var("OMP_PROC_BIND") == "unset" || var("OMP_PROC_BIND") == "false"))
       note += std::string(note.empty() ? "" : "; ") + "OMP_PROC_BIND " + var("OMP_PROC_BIND") + ": threads may move between cores";
     if (!note.empty()) env["kps_threads_note"] = note;
   }
