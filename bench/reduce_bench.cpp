@@ -100,11 +100,12 @@ long double reference(const DeviceView<T>& x, const DeviceView<T>& y) {
 
 /// How many interleaved rounds a comparison runs (bench/support/rounds.hpp): for the variants
 /// the study compares, 15 to 101 (sums of less than 256 MiB get more: at 20 us a call, 15
-/// rounds' median moves with one slow wake-up of the host), plus as many event-timed rounds;
+/// rounds' median moves with one slow wake-up of the host; a host's reads of 2 GiB or more one
+/// Latin square, scan_bench.cpp), plus as many event-timed rounds;
 /// 5 to 31 wall-timed rounds for the points of the tuning sweep, whose table reads only each
 /// point's own time (the sweep has ~1000 points on a GPU: with the full rounds its 2^24..2^30
 /// double part alone ran past a 10-minute batch slot).
-constexpr Rounds study_rounds{15, 101, double(1 << 28), true};
+constexpr Rounds study_rounds{15, 101, double(1 << 28), true, double(1ull << 37)};
 constexpr Rounds sweep_rounds{5, 31, double(1 << 27), false};
 /// Whether a reduction's rounds are a tuning sweep point's (they time fewer peers: SumPeer::in_sweeps).
 constexpr bool is_sweep(const Rounds& r) { return &r == &sweep_rounds; }

@@ -49,8 +49,10 @@ void poison(const Kokkos::View<T*, Device>& v) {
 template <class T>
 using DeviceView = Kokkos::View<T*, Device>;
 
-/// The rounds of a scan comparison: 15, up to 101 for scans that move less than 256 MiB.
-constexpr Rounds scan_rounds{15, 101, double(1 << 28), false};
+/// The rounds of a scan comparison: 15, up to 101 for scans that move less than 256 MiB; one
+/// Latin square for calls of a host's 2 GiB or more (comparison_rounds: 128 GiB a GPU would move
+/// in their time), the calls of a second and more.
+constexpr Rounds scan_rounds{15, 101, double(1 << 28), false, double(1ull << 37)};
 /// The calls of its rounds besides the peers': the variant, the copy, Kokkos' scan, the empty launch.
 constexpr std::size_t scan_own_calls = 4;
 

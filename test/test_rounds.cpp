@@ -69,3 +69,23 @@ TEST(Rounds, CountGrowsForShortCallsInWholeDesigns) {
   const Rounds fixed{5, 5, 0, false};
   EXPECT_EQ(rounds_for(fixed, 1.0, 2), 6);
 }
+
+TEST(Rounds, LongCallsRunOneLatinSquare) {
+  using kps::bench::Rounds;
+  using kps::bench::rounds_for;
+  const Rounds study{15, 101, double(1 << 28), false, double(1ull << 37)};
+  EXPECT_EQ(rounds_for(study, double(1ull << 37), 7), 7);  // 7 calls: one square, not 2 x 14
+  EXPECT_EQ(rounds_for(study, double(1ull << 38), 6), 6);
+  EXPECT_EQ(rounds_for(study, double(1ull << 38), 2), 6);  // at least long_min, in whole squares
+  EXPECT_EQ(rounds_for(study, double(1ull << 38), 1), 5);
+  EXPECT_EQ(rounds_for(study, double(1ull << 36), 7), 28);  // shorter: the whole designs
+  // Every call in every place once over the square's rounds.
+  for (std::size_t calls = 2; calls <= 9; ++calls) {
+    const int rounds = rounds_for(study, double(1ull << 38), calls);
+    for (std::size_t j = 0; j < calls; ++j) {
+      std::map<std::size_t, int> at;
+      for (int r = 0; r < rounds; ++r) ++at[kps::bench::round_order(j, std::size_t(r), calls)];
+      EXPECT_EQ(at.size(), calls) << calls << " calls, place " << j;
+    }
+  }
+}

@@ -35,11 +35,23 @@ struct Rounds {
   int max = 15;
   double short_bytes = 0;
   bool device_clock = false;
+  /// Calls of at least this many bytes (0: none) run one Latin square of rounds, `calls` of them
+  /// (every call in every place once: the first half of an odd count's design), at least
+  /// long_min: a host's scans of 2^30 elements take a second or more a call, where a median of a
+  /// few rounds is steady to a fraction of a percent and the whole design (2 x 7 rounds of 7
+  /// calls, then rounded up past 15) ran past a batch slot.
+  double long_bytes = 0;
+  int long_min = 5;
 };
 
 /// `r`'s rounds for calls of `bytes` each, rounded up to whole designs of `calls` calls (so
-/// that every call takes every place and follows every other call equally often).
+/// that every call takes every place and follows every other call equally often); long calls
+/// (Rounds::long_bytes) whole Latin squares.
 constexpr int rounds_for(const Rounds& r, double bytes, std::size_t calls) {
+  if (r.long_bytes > 0 && bytes >= r.long_bytes && calls > 0) {
+    const int c = static_cast<int>(calls);
+    return (r.long_min + c - 1) / c * c;
+  }
   double want = r.min;
   if (bytes > 0 && r.short_bytes > bytes) want = r.min * (r.short_bytes / bytes);
   if (want > r.max) want = r.max;
