@@ -1,4 +1,5 @@
-"""The kps command line: `kps run|report|compare|tune|tune-table|slim|salvage ...`.
+"""The kps command line: `kps run|report|compare|tune|tune-table|slim|salvage|headline ...`, and the
+analyses `kps schedsim ...` and `kps ncu-split ...` (their own options: `kps schedsim --help`).
 
 Every argument is checked before anything runs (`--check` checks and stops: the `kps` script
 does it before its set-up and build). An expected failure prints one line, `kps: error: ...`,
@@ -95,11 +96,34 @@ def parser() -> Parser:
     v.add_argument("partial")
     v.add_argument("out")
     v.add_argument("--command", default="", help="the command that produced it, kept in the context")
+    h = sub.add_parser("headline", help="the README's headline table from the committed results",
+                       description="Prints the headline table (kps' scan and sum on every machine of RESULTS at its "
+                                   "largest int32 size: GB/s, share of the bound, over the fastest peer and over "
+                                   "Kokkos); --write FILE replaces the table between FILE's headline markers.")
+    h.add_argument("results", nargs="?", default="", help="folder of machine folders (default: the committed results/)")
+    h.add_argument("--write", default="", metavar="FILE", help="replace the table in FILE (the README)")
+    for name, (_, about) in ANALYSES.items():
+        sub.add_parser(name, help=about, add_help=False)  # listed here; its arguments are its own (main)
     return p
+
+
+# Analyses with command lines of their own: `kps NAME ARGS` runs the module's main(ARGS).
+ANALYSES = {
+    "schedsim": ("kps_report.analyses.schedsim", "the latency study's warp-scheduler simulation (fit, scan)"),
+    "ncu-split": ("kps_report.analyses.ncu_split", "where a reduction's fixed cost sits, from Nsight Compute CSV"),
+}
+
+
+def run() -> None:
+    """The `kps` command's entry point (python/pyproject.toml's [project.scripts])."""
+    sys.exit(main())
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in ANALYSES:
+        import importlib
+        return importlib.import_module(ANALYSES[argv[0]][0]).main(argv[1:], prog=f"{prog()} {argv[0]}") or 0
     signal.signal(signal.SIGTERM, _terminate)
     try:
         a = parser().parse_args(argv)
@@ -417,5 +441,25 @@ def cmd_salvage(a, lay: Layout, argv) -> int:
     return 0
 
 
+# --- headline -----------------------------------------------------------------------------------
+
+def cmd_headline(a, lay: Layout, argv) -> int:
+    from kps_report import headline
+    if a.results:
+        results = Path(a.results)
+    elif lay.committed_results:
+        results = lay.committed_results
+    else:
+        die("an installed kps has no committed results: pass the folder (kps headline RESULTS)")
+    text = headline.table(results, lay)
+    if not a.write:
+        print(text)
+    elif headline.write(Path(a.write), text):
+        say(f"headline: rewrote the table in {a.write}")
+    else:
+        say(f"headline: the table in {a.write} is up to date")
+    return 0
+
+
 COMMANDS = {"run": cmd_run, "report": cmd_report, "compare": cmd_compare, "tune": cmd_tune,
-            "tune-table": cmd_tune_table, "slim": cmd_slim, "salvage": cmd_salvage}
+            "tune-table": cmd_tune_table, "slim": cmd_slim, "salvage": cmd_salvage, "headline": cmd_headline}

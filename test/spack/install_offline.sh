@@ -2,7 +2,8 @@
 # `spack install --test=root kps` without a network: kps built from this checkout by spack
 # (`spack dev-build`), its suite run by spack's check phase, every dependency an external package
 # of this machine (Debian's CMake, GNU make, Google Benchmark, GoogleTest, nlohmann-json, python3 with
-# matplotlib; the Kokkos 3.4.01 and Kokkos Kernels that scripts/setup.sh builds, or KPS_KOKKOS_PREFIX).
+# matplotlib, pip, setuptools and wheel; the Kokkos 3.4.01 and Kokkos Kernels that scripts/setup.sh
+# builds, or KPS_KOKKOS_PREFIX).
 #   test/spack/install_offline.sh [--spack PATH] [--keep]
 # The spack is the one test/spack/test_spack.sh unpacks (or --spack); its configuration and
 # install tree live in a temporary folder (removed unless --keep). Exit 0 when spack installed
@@ -43,6 +44,10 @@ config:
 EOF
 py_version="$(/usr/bin/python3 -c 'import platform; print(platform.python_version())')"
 mpl_version="$(/usr/bin/python3 -c 'import matplotlib; print(matplotlib.__version__)')"
+# What builds the kps command (python/CMakeLists.txt: pip, setuptools and wheel of that python)
+pip_version="$(/usr/bin/python3 -c 'import pip; print(pip.__version__)')"
+setuptools_version="$(/usr/bin/python3 -c 'import setuptools; print(setuptools.__version__)')"
+wheel_version="$(/usr/bin/python3 -c 'import wheel; print(wheel.__version__)')"
 deb() { dpkg-query -W -f='${Version}' "$1" | sed 's/[-+~].*//'; }
 cat >"$SPACK_USER_CONFIG_PATH/packages.yaml" <<EOF
 packages:
@@ -73,6 +78,15 @@ packages:
   py-matplotlib:
     buildable: false
     externals: [{spec: "py-matplotlib@$mpl_version", prefix: /usr}]
+  py-pip:
+    buildable: false
+    externals: [{spec: "py-pip@$pip_version", prefix: /usr}]
+  py-setuptools:
+    buildable: false
+    externals: [{spec: "py-setuptools@$setuptools_version", prefix: /usr}]
+  py-wheel:
+    buildable: false
+    externals: [{spec: "py-wheel@$wheel_version", prefix: /usr}]
 EOF
 "$spack_bin" bootstrap disable >/dev/null
 "$spack_bin" compiler find >/dev/null

@@ -4,8 +4,8 @@ each kernel kind's median duration and DRAM traffic, split by how much it read (
 input size) and by whether it wrote back more than 1 MB it never wrote itself (a kernel run
 after a copy pays for the copy's dirty cache lines); then, for each kind timed at two input
 sizes, the fit t = t0 + bytes / R through the two medians (t0: the kernel's own fixed cost,
-launch excluded). Usage: studies/reduce/ncu_split.py FILE.csv[.gz] ... (Markdown on stdout), or
-`python3 -m kps_report.analyses.ncu_split FILE...`."""
+launch excluded). Usage: `kps ncu-split FILE.csv[.gz] ...` (`./kps ncu-split` in a checkout):
+Markdown on stdout."""
 import collections
 import csv
 import gzip
@@ -81,14 +81,18 @@ def report(path):
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None):
+def main(argv=None, prog="kps ncu-split"):
     argv = sys.argv[1:] if argv is None else argv
-    if not argv:
-        sys.exit(__doc__)
+    if argv and argv[0] in ("-h", "--help"):
+        print(f"usage: {prog} FILE.csv[.gz] ...\n\n{__doc__}")
+        return 0
     try:
+        if not argv:
+            raise ValueError(f"no Nsight Compute CSV given (`{prog} --help`)")
         print("\n".join(report(p) for p in argv))
     except (OSError, KeyError, ValueError) as e:
-        sys.exit(f"ncu_split: error: {e}")
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -13,12 +13,12 @@ points as the C++ model: the latency of the XU instructions (MUFU.COS, F2I) from
   blockrr   the oldest block with a ready warp, round robin among its warps
   blockgto  the block that issued last while it has a ready warp, else the oldest block; round robin within it
 
-Usage (SASS from the CUDA build; cuobjdump ships with the CUDA toolkit; studies/latency/schedsim.py runs this
-module from a checkout, `python3 -m kps_report.analyses.schedsim` anywhere the package is importable):
+Usage (SASS from the CUDA build; cuobjdump ships with the CUDA toolkit; `kps schedsim` runs this module, as
+`./kps schedsim` in a checkout):
   cuobjdump -sass build/cuda/bench/CMakeFiles/kps-bench.dir/latency_bench.cpp.o > kokkos.sass
-  cuobjdump -sass build/cuda/src/CMakeFiles/kps.dir/kps/cuda/native_kernels.cpp.o > native.sass
-  studies/latency/schedsim.py fit --sass kokkos.sass native.sass --results results/h100-cuda/latency --policy blockgto
-  studies/latency/schedsim.py scan --sass kokkos.sass native.sass --kernel cuda/fast_cosf/1 --blocks 0,0,1
+  cuobjdump -sass build/cuda/bench/CMakeFiles/kps_bench.dir/cuda/native_kernels.cpp.o > native.sass
+  kps schedsim fit --sass kokkos.sass native.sass --results results/h100-cuda/latency --policy blockgto
+  kps schedsim scan --sass kokkos.sass native.sass --kernel cuda/fast_cosf/1 --blocks 0,0,1
 """
 from __future__ import annotations
 
@@ -255,8 +255,8 @@ def fit(traces, rows, sms, policy, passes, out=sys.stdout):
     return errors
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="schedsim", description=__doc__.split("\n")[0])
+def main(argv=None, prog="kps schedsim"):
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     ap.add_argument("command", choices=("fit", "scan"))
     ap.add_argument("--sass", nargs="+", required=True, help="cuobjdump -sass listings holding the kernels")
     ap.add_argument("--results", default="results/h100-cuda/latency", help="folder of latency-*.json")
@@ -270,14 +270,14 @@ def main(argv=None):
         try:
             texts.append(Path(p).read_text())
         except OSError as e:
-            sys.exit(f"schedsim: error: cannot read {p} ({e.strerror})")
+            sys.exit(f"{prog}: error: cannot read {p} ({e.strerror})")
     traces = kernels_of(texts)
     if not traces:
-        sys.exit("schedsim: error: no cos-loop kernel in " + ", ".join(a.sass))
+        sys.exit(f"{prog}: error: no cos-loop kernel in " + ", ".join(a.sass))
     if a.command == "fit":
         rows, sms = measured(a.results)
         if not rows or sms < 1:
-            sys.exit(f"schedsim: error: no GPU latency sweep (with its SM count) in {a.results}")
+            sys.exit(f"{prog}: error: no GPU latency sweep (with its SM count) in {a.results}")
         fit(traces, rows, sms, a.policy, a.passes)
         return
     try:
@@ -285,7 +285,7 @@ def main(argv=None):
         trace = traces[(impl, math, int(chains))]
         blocks = tuple(int(b) for b in a.blocks.split(","))
     except (AttributeError, ValueError, KeyError):
-        sys.exit(f"schedsim: error: scan needs --kernel impl/math/chains (one of "
+        sys.exit(f"{prog}: error: scan needs --kernel impl/math/chains (one of "
                  f"{', '.join('/'.join(map(str, k)) for k in sorted(traces))}) and --blocks, e.g. 0,0,1")
     k = Kernel(trace, int(chains), a.policy, a.passes)
     for tenth in range(150, 261, 5):

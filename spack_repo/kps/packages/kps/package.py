@@ -66,7 +66,12 @@ class Kps(CMakePackage, CudaPackage):
     depends_on("nlohmann-json@3.9:", type="build")
     depends_on("googletest@1.10:", type=("build", "test"), when="+tests")
     depends_on("googletest@1.10:", type="test")
-    depends_on("python@3.8:", type="run")
+    # The `kps` command: the kps Python package (python/pyproject.toml), installed by pip and packed
+    # into one zip application by the CMake build (python/CMakeLists.txt); it runs with this python.
+    depends_on("python@3.9:", type=("build", "run"))
+    depends_on("py-pip", type="build")
+    depends_on("py-setuptools@61:", type="build")
+    depends_on("py-wheel", type="build", when="^py-setuptools@:70.0")
     depends_on("py-matplotlib", type="run", when="+plots")
     depends_on("tbb", when="+tbb")  # intel-oneapi-tbb or intel-tbb
 
@@ -79,6 +84,7 @@ class Kps(CMakePackage, CudaPackage):
             self.define("KPS_ENABLE_TESTS", self.run_tests or spec.satisfies("+tests")),
             self.define("KPS_ENABLE_BENCHMARKS", True),
             self.define("Kokkos_ROOT", spec["kokkos"].prefix),
+            self.define("Python3_EXECUTABLE", spec["python"].command.path),
         ]
         if spec.satisfies("+cuda"):
             args.append(self.define("CMAKE_CXX_COMPILER", self["kokkos"].kokkos_cxx))
