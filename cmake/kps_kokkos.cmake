@@ -6,7 +6,8 @@
 #   against the Kokkos found; KPS_EXECUTION_SPACE_NAME is its Kokkos name (Default resolved) and
 #   KPS_EXECUTION_SPACE_DEFINITION the compile definition bench/support/execution_space.hpp reads.
 # - KPS_ENABLE_CUDA: Kokkos has the CUDA backend; the CUDA backend folders are built.
-# - KPS_REQUIRE_CUDA (cache, set by the `cuda` preset): stop unless Kokkos has CUDA.
+# - KPS_REQUIRE_CUDA / KPS_REQUIRE_HIP (cache, set by the `cuda` / `hip` presets): stop unless
+#   Kokkos has CUDA / HIP.
 # - Kokkos installed with CUDA as a CMake language (Kokkos_COMPILE_LANGUAGE == CUDA): every
 #   source that includes Kokkos is compiled as CUDA. With nvcc_wrapper as the C++ compiler
 #   (spack's kokkos +wrapper) nothing is needed.
@@ -43,10 +44,17 @@ if(KPS_REQUIRE_CUDA AND NOT "CUDA" IN_LIST Kokkos_DEVICES)
                       "${Kokkos_VERSION}) has ${_kps_devices}: point Kokkos_ROOT at a CUDA Kokkos (scripts/kokkos.sh "
                       "VERSION --cuda 90, or spack's kokkos +cuda cuda_arch=90 +wrapper)")
 endif()
+option(KPS_REQUIRE_HIP "Stop unless the Kokkos found has the HIP backend (the hip preset)" OFF)
+if(KPS_REQUIRE_HIP AND NOT "HIP" IN_LIST Kokkos_DEVICES)
+  string(REPLACE ";" ", " _kps_devices "${Kokkos_DEVICES}")
+  message(FATAL_ERROR "the hip preset needs a Kokkos built with HIP; the Kokkos found (${Kokkos_DIR}, Kokkos "
+                      "${Kokkos_VERSION}) has ${_kps_devices}: point CMAKE_PREFIX_PATH at a HIP Kokkos (scripts/kokkos.sh "
+                      "4.7.1 --hip gfx90a --print-prefix, or spack's kokkos +rocm amdgpu_target=gfx90a)")
+endif()
 
 set(KPS_EXECUTION_SPACE Default CACHE STRING
-    "Kokkos execution space of kps-bench, the tests and the package: Default (Kokkos::DefaultExecutionSpace), Serial, OpenMP, Threads or Cuda")
-set_property(CACHE KPS_EXECUTION_SPACE PROPERTY STRINGS Default Serial OpenMP Threads Cuda)
+    "Kokkos execution space of kps-bench, the tests and the package: Default (Kokkos::DefaultExecutionSpace), Serial, OpenMP, Threads, Cuda or HIP")
+set_property(CACHE KPS_EXECUTION_SPACE PROPERTY STRINGS Default Serial OpenMP Threads Cuda HIP)
 # Kokkos' own names of its backends (Kokkos_DEVICES spells them in upper case), in the order in
 # which Kokkos picks its default execution space.
 set(_kps_kokkos_spaces Cuda HIP SYCL OpenMPTarget OpenMP Threads HPX Serial)
@@ -63,14 +71,14 @@ if(_kps_space_uc STREQUAL "DEFAULT")
 else()
   # The spaces kps has a device description for (src/kps/host, src/kps/cuda).
   set(KPS_EXECUTION_SPACE_NAME "")
-  foreach(_space Serial OpenMP Threads Cuda)
+  foreach(_space Serial OpenMP Threads Cuda HIP)
     string(TOUPPER "${_space}" _uc)
     if(_uc STREQUAL _kps_space_uc)
       set(KPS_EXECUTION_SPACE_NAME ${_space})
     endif()
   endforeach()
   if(NOT KPS_EXECUTION_SPACE_NAME)
-    message(FATAL_ERROR "KPS_EXECUTION_SPACE='${KPS_EXECUTION_SPACE}' is not one of Default, Serial, OpenMP, Threads, Cuda")
+    message(FATAL_ERROR "KPS_EXECUTION_SPACE='${KPS_EXECUTION_SPACE}' is not one of Default, Serial, OpenMP, Threads, Cuda, HIP")
   endif()
   # Kokkos' own check where its package has one (3.x and 4.x do), else its list of devices.
   if(COMMAND kokkos_check)
@@ -96,6 +104,10 @@ message(STATUS "kps: execution space ${KPS_EXECUTION_SPACE_NAME} (KPS_EXECUTION_
 set(KPS_ENABLE_CUDA OFF)
 if("CUDA" IN_LIST Kokkos_DEVICES)
   set(KPS_ENABLE_CUDA ON)
+endif()
+set(KPS_ENABLE_HIP OFF)
+if("HIP" IN_LIST Kokkos_DEVICES)
+  set(KPS_ENABLE_HIP ON)
 endif()
 set(KPS_KOKKOS_LANGUAGE CXX)
 if(DEFINED Kokkos_COMPILE_LANGUAGE AND Kokkos_COMPILE_LANGUAGE STREQUAL "CUDA")
@@ -132,15 +144,19 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "NVIDIA" OR KPS_KOKKOS_LANGUAGE STREQUAL "CUDA
     $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:NVIDIA>>:${_kps_nvcc_warnings}>
     $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<NOT:$<CXX_COMPILER_ID:NVIDIA>>>:-Wall;-Wextra;$<$<BOOL:${KPS_WARNINGS_AS_ERRORS}>:-Werror>>)
 else()
+  # Clang's -Wpedantic (hipcc) flags GoogleTest's TYPED_TEST_SUITE for its empty variadic argument.
   target_compile_options(kps_warnings INTERFACE -Wall -Wextra -Wpedantic
+                         $<$<CXX_COMPILER_ID:Clang>:-Wno-gnu-zero-variadic-macro-arguments>
                          $<$<BOOL:${KPS_WARNINGS_AS_ERRORS}>:-Werror>)
 endif()
 
 function(kps_target target)
   get_target_property(_sources ${target} SOURCES)
   get_target_property(_dir ${target} SOURCE_DIR)
+  # Only where Kokkos is compiled as another language (CUDA): an explicit CXX would make CMake
+  # pass `-x c++`, which keeps hipcc from compiling the sources as HIP.
   foreach(_src IN LISTS _sources)
-    if(_src MATCHES "\\.(cpp|cc|cxx)$")
+    if(NOT KPS_KOKKOS_LANGUAGE STREQUAL "CXX" AND _src MATCHES "\\.(cpp|cc|cxx)$")
       set_source_files_properties(${_src} DIRECTORY ${_dir} PROPERTIES LANGUAGE ${KPS_KOKKOS_LANGUAGE})
     endif()
   endforeach()

@@ -2,11 +2,16 @@
 # kps: build one Kokkos release and its Kokkos Kernels from source archives into the cache, for
 # the support matrix (README "Tested with") and CI. Never touches the checkout.
 #
-#   scripts/kokkos.sh VERSION [--cuda ARCH | --threads] [--cmake-language] [--deps DIR] [--jobs N] [--print-prefix]
+#   scripts/kokkos.sh VERSION [--cuda ARCH | --hip ARCH | --threads] [--cmake-language] [--deps DIR] [--jobs N]
+#                     [--print-prefix]
 #
 #   VERSION            4.6.01, 4.7.1 or 5.0.2 (Kokkos Kernels 4.6.02 with 4.6.01, 4.7.00 with the others)
 #   --cuda ARCH        add the CUDA backend for compute capability ARCH (90: Hopper), compiled with
 #                      Kokkos' nvcc_wrapper as the C++ compiler (as spack's kokkos +wrapper)
+#   --hip ARCH         add the HIP backend for the AMD GPU ARCH (gfx90a: MI200, gfx942: MI300), compiled
+#                      with hipcc ($HIPCC, else the hipcc on PATH; Debian 12's hipcc 5.2 knows gfx90a, not
+#                      gfx942; Kokkos 5 needs hipcc >= 6.2), Serial as its host backend, rocThrust off
+#                      (Debian 12 has none)
 #   --threads          Kokkos::Threads as the host's parallel backend instead of OpenMP (a Kokkos has
 #                      one of them; the `threads` preset)
 #   --cmake-language   with --cuda: CUDA as a CMake language instead (Kokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE;
@@ -15,7 +20,7 @@
 #                      ../shared/deps beside the checkout)
 #   --print-prefix     print the install prefix and exit (builds nothing)
 #
-# Serial is always on, and OpenMP unless --threads; C++17 for Kokkos 4, C++20 for Kokkos 5 (which requires it).
+# Serial is always on, and OpenMP unless --threads or --hip; C++17 for Kokkos 4, C++20 for Kokkos 5 (which requires it).
 # The install goes to $KPS_CACHE/kokkos-VERSION-<backends>[-cmakelang] and is reused when it is
 # complete; its CMAKE_PREFIX_PATH line is written to <prefix>/env.sh. Exit 2 on bad options, 1
 # on a failed build (the log's path is printed).
@@ -23,16 +28,18 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KPS_CACHE="${KPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kps}"
-usage() { sed -n '4,20p' "$0" | sed 's/^# \{0,1\}//'; }
-die() { printf '[kps kokkos] error: %s\n' "$*" >&2; exit "${2:-1}"; }
+usage() { sed -n '4,24p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { printf '[kps kokkos] error: %s\n' "$1" >&2; exit "${2:-1}"; }
 say() { printf '[kps kokkos] %s\n' "$*"; }
 
-version="" cuda_arch="" threads=0 cmake_lang=0 deps="${KPS_DEPS:-$ROOT/../shared/deps}" jobs="${KPS_JOBS:-$(nproc)}" print=0
+version="" cuda_arch="" hip_arch="" threads=0 cmake_lang=0 deps="${KPS_DEPS:-$ROOT/../shared/deps}" jobs="${KPS_JOBS:-$(nproc)}" print=0
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
     --cuda) [ $# -ge 2 ] || die "--cuda needs an architecture (90)" 2; cuda_arch="$2"; shift 2 ;;
     --cuda=*) cuda_arch="${1#--cuda=}"; shift ;;
+    --hip) [ $# -ge 2 ] || die "--hip needs an architecture (gfx90a)" 2; hip_arch="$2"; shift 2 ;;
+    --hip=*) hip_arch="${1#--hip=}"; shift ;;
     --threads) threads=1; shift ;;
     --cmake-language) cmake_lang=1; shift ;;
     --deps) [ $# -ge 2 ] || die "--deps needs a folder" 2; deps="$2"; shift 2 ;;
@@ -56,10 +63,21 @@ if [ -n "$cuda_arch" ]; then
 fi
 [ "$cmake_lang" = 0 ] || [ -n "$cuda_arch" ] || die "--cmake-language needs --cuda" 2
 [ "$threads" = 0 ] || [ -z "$cuda_arch" ] || die "--threads and --cuda are separate builds (one at a time)" 2
+[ -z "$hip_arch" ] || [ -z "$cuda_arch" ] || die "--hip and --cuda are separate builds (one at a time)" 2
+[ -z "$hip_arch" ] || [ "$threads" = 0 ] || die "--hip and --threads are separate builds (one at a time)" 2
+if [ -n "$hip_arch" ]; then
+  case "$hip_arch" in
+    gfx*) ;;
+    *) die "--hip $hip_arch: an AMD GPU architecture is named gfxNNN (gfx90a, gfx942)" 2 ;;
+  esac
+fi
 
 host_kind=host
 [ "$threads" = 0 ] || host_kind=threads
-name="kokkos-$version-$([ -n "$cuda_arch" ] && echo "cuda$cuda_arch" || echo "$host_kind")$([ "$cmake_lang" = 1 ] && echo -cmakelang || true)"
+gpu=""
+[ -z "$cuda_arch" ] || gpu="cuda$cuda_arch"
+[ -z "$hip_arch" ] || gpu="hip-$hip_arch"
+name="kokkos-$version-$([ -n "$gpu" ] && echo "$gpu" || echo "$host_kind")$([ "$cmake_lang" = 1 ] && echo -cmakelang || true)"
 prefix="$KPS_CACHE/$name"
 if [ "$print" = 1 ]; then echo "$prefix"; exit 0; fi
 if [ -f "$prefix/env.sh" ]; then
@@ -67,6 +85,23 @@ if [ -f "$prefix/env.sh" ]; then
   exit 0
 fi
 
+if [ -n "$hip_arch" ]; then
+  hipcc="${HIPCC:-$(command -v hipcc || true)}"
+  [ -n "$hipcc" ] || die "--hip: no hipcc (HIPCC names it; Debian: apt-get install hipcc libamdhip64-dev rocm-device-libs)" 2
+  hip_version="$("$hipcc" --version 2>/dev/null | sed -n 's/^HIP version: \([0-9]*\.[0-9]*\).*/\1/p' | head -n 1)"
+  hip_version="${hip_version:-0.0}"
+  # The compiler must know the architecture: one compile of an empty kernel says so.
+  probe_dir="$(mktemp -d)"
+  printf '#include <hip/hip_runtime.h>\n__global__ void k() {}\n' >"$probe_dir/probe.hip"
+  if ! "$hipcc" --offload-arch="$hip_arch" -c "$probe_dir/probe.hip" -o "$probe_dir/probe.o" >"$probe_dir/log" 2>&1; then
+    rm -rf "$probe_dir"
+    die "--hip $hip_arch: $hipcc (HIP $hip_version) cannot compile for $hip_arch" 2
+  fi
+  rm -rf "$probe_dir"
+  if [ "${version%%.*}" -ge 5 ] && printf '%s\n6.2\n' "$hip_version" | sort -V -C; then
+    [ "$hip_version" = 6.2 ] || die "Kokkos $version needs hipcc >= 6.2 (HIP $hip_version here: Kokkos 4.7.1 builds with it)" 2
+  fi
+fi
 for a in "kokkos-$version" "kokkos-kernels-$kk"; do
   [ -f "$deps/$a.tar.gz" ] || die "$deps/$a.tar.gz not found (--deps DIR or KPS_DEPS names the folder of the archives)" 2
 done
@@ -85,7 +120,7 @@ tar xzf "$deps/kokkos-kernels-$kk.tar.gz" -C "$work"
 
 common=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_INSTALL_PREFIX=$prefix" "-DCMAKE_CXX_STANDARD=$std" -DBUILD_SHARED_LIBS=OFF)
 kokkos=(-DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF)
-if [ "$threads" = 1 ]; then kokkos+=(-DKokkos_ENABLE_THREADS=ON); else kokkos+=(-DKokkos_ENABLE_OPENMP=ON); fi
+if [ "$threads" = 1 ]; then kokkos+=(-DKokkos_ENABLE_THREADS=ON); elif [ -z "$hip_arch" ]; then kokkos+=(-DKokkos_ENABLE_OPENMP=ON); fi
 compiler=(-DCMAKE_CXX_COMPILER="${CXX:-g++}")
 if [ -n "$cuda_arch" ]; then
   kokkos+=(-DKokkos_ENABLE_CUDA=ON "-DKokkos_ARCH_${arch_names[$cuda_arch]}=ON")
@@ -100,7 +135,12 @@ if [ -n "$cuda_arch" ]; then
     compiler=(-DCMAKE_CXX_COMPILER="$prefix/bin/nvcc_wrapper")
   fi
 fi
-say "building Kokkos $version (C++$std$([ -n "$cuda_arch" ] && echo ", CUDA sm_$cuda_arch" || true)$([ "$threads" = 1 ] && echo ", Threads" || true), $jobs jobs; log: $log)"
+if [ -n "$hip_arch" ]; then
+  kokkos_arch="$(printf '%s' "$hip_arch" | tr '[:lower:]' '[:upper:]')"
+  kokkos+=(-DKokkos_ENABLE_HIP=ON "-DKokkos_ARCH_AMD_${kokkos_arch}=ON" -DKokkos_ENABLE_ROCTHRUST=OFF)
+  compiler=(-DCMAKE_CXX_COMPILER="$hipcc")
+fi
+say "building Kokkos $version (C++$std$([ -n "$cuda_arch" ] && echo ", CUDA sm_$cuda_arch" || true)$([ -n "$hip_arch" ] && echo ", HIP $hip_arch" || true)$([ "$threads" = 1 ] && echo ", Threads" || true), $jobs jobs; log: $log)"
 { cmake -S "$work/kokkos-$version" -B "$work/kokkos" "${common[@]}" "${compiler[@]}" "${kokkos[@]}" \
     && cmake --build "$work/kokkos" -j "$jobs" && cmake --install "$work/kokkos"; } >"$log" 2>&1 \
   || { tail -n 20 "$log" >&2; die "building Kokkos $version failed; the log is $log"; }

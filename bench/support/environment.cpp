@@ -16,9 +16,6 @@
 #include "kps/impl/kokkos_compat.hpp"
 #include "kps/tuning/tuning.hpp"
 #include "support/execution_space.hpp"
-#if defined(KOKKOS_ENABLE_CUDA)
-#include <cuda_runtime.h>
-#endif
 
 #include "kps_revision.h"  // KPS_GIT_REVISION, written at build time (cmake/kps_revision.cmake)
 #ifndef KPS_VERSION
@@ -113,20 +110,7 @@ Hardware device_info() {
   return h;
 }
 
-std::string preflight() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
-    int count = 0;
-    const cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess)
-      return std::string("this is a CUDA build of kps and no usable CUDA GPU is visible (cudaGetDeviceCount: ") +
-             cudaGetErrorString(err) + "); run it on a GPU node, or build the host preset";
-    if (count == 0)
-      return "this is a CUDA build of kps and no CUDA GPU is visible; run it on a GPU node, or build the host preset";
-  }
-#endif
-  return {};
-}
+std::string preflight() { return impl::BackendHardware<ExecutionSpace>::unavailable(); }
 
 std::map<std::string, std::string> environment() {
   const Hardware d = device_info();

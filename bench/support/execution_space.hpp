@@ -2,7 +2,7 @@
 // (kps-bench, the tests) run on: kps::ExecutionSpace. The library itself (kps::kps) takes any.
 //
 // Chosen at configure time, not by Kokkos: the CMake option KPS_EXECUTION_SPACE (Default,
-// Serial, OpenMP, Threads, Cuda; cmake/kps_kokkos.cmake checks it against the Kokkos found) becomes one
+// Serial, OpenMP, Threads, Cuda, HIP; cmake/kps_kokkos.cmake checks it against the Kokkos found) becomes one
 // compile definition of the benchmark support target (kps_bench), read here. Default (no definition) is
 // Kokkos::DefaultExecutionSpace, which Kokkos fixes when it is built (CUDA if enabled, else
 // OpenMP, ..., Serial last); naming a space lets one Kokkos install run the same studies on each
@@ -13,7 +13,7 @@
 #include <Kokkos_Core.hpp>
 
 #if defined(KPS_EXECUTION_SPACE_SERIAL) + defined(KPS_EXECUTION_SPACE_OPENMP) + defined(KPS_EXECUTION_SPACE_THREADS) + \
-        defined(KPS_EXECUTION_SPACE_CUDA) >                                                                    \
+        defined(KPS_EXECUTION_SPACE_CUDA) + defined(KPS_EXECUTION_SPACE_HIP) >                                 \
     1
 #error "kps: more than one KPS_EXECUTION_SPACE_* is defined; KPS_EXECUTION_SPACE (CMake) sets exactly one"
 #endif
@@ -40,6 +40,11 @@ using ExecutionSpace = Kokkos::Threads;
 #error "kps: built for KPS_EXECUTION_SPACE=Cuda, but this Kokkos has no CUDA backend (use the Kokkos kps was configured with)"
 #endif
 using ExecutionSpace = Kokkos::Cuda;
+#elif defined(KPS_EXECUTION_SPACE_HIP)
+#if !defined(KOKKOS_ENABLE_HIP)
+#error "kps: built for KPS_EXECUTION_SPACE=HIP, but this Kokkos has no HIP backend (use the Kokkos kps was configured with)"
+#endif
+using ExecutionSpace = Kokkos::HIP;
 #else
 using ExecutionSpace = Kokkos::DefaultExecutionSpace;
 #endif

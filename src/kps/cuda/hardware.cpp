@@ -34,4 +34,15 @@ Hardware cuda_hardware(int device, int concurrency) {
   return h;
 }
 
+std::string cuda_unavailable() {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess)
+    return std::string("this is a CUDA build of kps and no usable CUDA GPU is visible (cudaGetDeviceCount: ") +
+           cudaGetErrorString(err) + "); run it on a GPU node, or build the host preset";
+  if (count == 0)
+    return "this is a CUDA build of kps and no CUDA GPU is visible; run it on a GPU node, or build the host preset";
+  return {};
+}
+
 }  // namespace kps::impl

@@ -1,6 +1,9 @@
 // kps/cuda/hardware.hpp — kps::hardware(exec) for Kokkos::Cuda: the GPU of the instance's device
-// (kps/cuda/hardware.cpp, cudaGetDeviceProperties; every CUDA call checked).
+// (kps/cuda/hardware.cpp, cudaGetDeviceProperties; every CUDA call checked), and why no CUDA GPU can
+// run a CUDA build here (asked before Kokkos starts).
 #pragma once
+
+#include <string>
 
 #include <Kokkos_Core.hpp>
 
@@ -9,6 +12,8 @@
 namespace kps::impl {
 
 Hardware cuda_hardware(int device, int concurrency);
+/// Empty where a CUDA GPU is visible; else one line saying why none is.
+std::string cuda_unavailable();
 
 template <>
 struct BackendHardware<Kokkos::Cuda> {
@@ -16,6 +21,7 @@ struct BackendHardware<Kokkos::Cuda> {
   static Hardware describe(const Kokkos::Cuda& exec) {
     return cuda_hardware(exec.cuda_device(), static_cast<int>(exec.concurrency()));
   }
+  static std::string unavailable() { return cuda_unavailable(); }
 };
 
 }  // namespace kps::impl

@@ -1,6 +1,7 @@
 // kps/impl/backend.hpp — the device facilities whose best form depends on the backend, as traits
 // that portable kernels call without naming a backend. The generic forms below are right on
-// every backend; a backend folder specializes what it does better (kps/cuda/backend.hpp):
+// every backend; a backend folder specializes what it does better (kps/cuda/backend.hpp,
+// kps/hip/backend.hpp):
 //   BackendMath<Exec>   cos, and fast_cos (a hardware approximation where has_fast_cos)
 //   BackendClock<Exec>  a per-thread clock for fixed-duration spins and probes (cycles or ns)
 //   BackendWait<Exec>   sleep(ns) inside a spin-wait (nothing generic), pause(round) between polls:
@@ -70,6 +71,7 @@ struct BackendStore;
 #if defined(KOKKOS_ENABLE_CUDA)
 #include "kps/cuda/backend.hpp"
 #endif
+#include "kps/hip/backend.hpp"  // empty without HIP
 #include "kps/host/backend.hpp"
 
 #ifndef KPS_IMPL_ROLLED_LOOP

@@ -34,10 +34,13 @@ namespace impl {
 Hardware host_hardware(const std::string& backend, int concurrency);
 
 /// How a backend describes its hardware; host spaces by default, a device backend specializes it
-/// in its folder (kps/cuda/hardware.hpp). device_id: which of the backend's devices exec runs on.
+/// in its folder (kps/cuda/hardware.hpp, kps/hip/hardware.hpp). device_id: which of the backend's
+/// devices exec runs on; unavailable(): empty where the backend can run here (callable before
+/// Kokkos starts), else one line saying why not.
 template <class Exec, class Enable = void>
 struct BackendHardware {
   static int device_id(const Exec&) { return 0; }
+  static std::string unavailable() { return {}; }
   static Hardware describe(const Exec& exec) {
     Hardware h = host_hardware(Exec::name(), static_cast<int>(exec.concurrency()));
     if constexpr (!is_host_space_v<Exec>) {
@@ -62,3 +65,4 @@ Hardware hardware(const Exec& exec) {
 #if defined(KOKKOS_ENABLE_CUDA)
 #include "kps/cuda/hardware.hpp"
 #endif
+#include "kps/hip/hardware.hpp"  // empty without HIP

@@ -2,6 +2,8 @@
 #
 #   spack repo add <kps checkout or git URL>        # this folder's spack-repo-index.yaml
 #   spack install kps +cuda cuda_arch=90             # a GPU node (Hopper)
+#   spack install kps +rocm amdgpu_target=gfx90a    # an AMD GPU node (MI200)
+#   spack install kps +threads ~openmp               # Kokkos::Threads as the host backend
 #   spack install --test=root kps                    # and run the test suite while building
 #   spack test run kps                               # build a program against the install, run it
 #
@@ -12,6 +14,7 @@ import os
 
 from spack_repo.builtin.build_systems.cmake import CMakePackage
 from spack_repo.builtin.build_systems.cuda import CudaPackage
+from spack_repo.builtin.build_systems.rocm import ROCmPackage
 
 from spack.package import *
 
@@ -22,11 +25,11 @@ def _repository_url():
     return "file://" + top
 
 
-class Kps(CMakePackage, CudaPackage):
+class Kps(CMakePackage, CudaPackage, ROCmPackage):
     """Portable performance studies of GPU scans, reductions and compute-bound latency kernels,
     written once against Kokkos (parallel_scan, parallel_reduce, TeamPolicy) and measured with
-    Google Benchmark against CUB, Kokkos and Kokkos Kernels on any Kokkos backend (CUDA, OpenMP,
-    Serial). Installs the kps::kps library (scan and reduce), kps-bench, kps-occupancy and the
+    Google Benchmark against CUB, Kokkos and Kokkos Kernels on any Kokkos backend (CUDA, HIP,
+    OpenMP, Threads, Serial). Installs the kps::kps library (scan and reduce), kps-bench, kps-occupancy and the
     `kps` command that runs the studies and renders their reports."""
 
     homepage = _repository_url()
@@ -39,6 +42,7 @@ class Kps(CMakePackage, CudaPackage):
     # ask Kokkos for them (as arborx and cabana do).
     variant("openmp", default=True, description="Kokkos with the OpenMP backend")
     variant("serial", default=True, description="Kokkos with the Serial backend")
+    variant("threads", default=False, description="Kokkos with the Threads backend, kps' host space (instead of OpenMP)")
     variant("tests", default=False, description="Build the test suite (GoogleTest) with the package")
     variant("plots", default=True, description="Python with matplotlib for the reports' plots")
     variant("tbb", default=False, description="oneTBB as a CPU peer of the scans and sums (kps-bench)")
@@ -49,7 +53,9 @@ class Kps(CMakePackage, CudaPackage):
     depends_on("cmake@3.25.2:", type="build", when="^kokkos@5: +cmake_lang")
 
     depends_on("kokkos@3.4.01:")
-    depends_on("kokkos+openmp", when="+openmp")
+    depends_on("kokkos+openmp", when="+openmp ~threads")
+    # A Kokkos has one host parallel backend: +threads asks Kokkos for Threads instead of OpenMP.
+    depends_on("kokkos+threads~openmp", when="+threads")
     depends_on("kokkos+serial", when="+serial")
     depends_on("kokkos-kernels")
     # CUDA: Kokkos with nvcc_wrapper (its recipe's condition for +cuda with GCC) and the same
@@ -58,6 +64,13 @@ class Kps(CMakePackage, CudaPackage):
         depends_on(f"kokkos+cuda+wrapper cuda_arch={_arch}", when=f"+cuda cuda_arch={_arch}")
     depends_on("kokkos+cuda_lambda", when="+cuda ^kokkos@:4")
     depends_on("kokkos~cuda", when="~cuda")
+    # HIP: Kokkos with ROCm for the same (single) AMD GPU target, compiled with hipcc.
+    for _target in ROCmPackage.amdgpu_targets:
+        depends_on(f"kokkos+rocm amdgpu_target={_target}", when=f"+rocm amdgpu_target={_target}")
+    depends_on("kokkos~rocm", when="~rocm")
+    depends_on("hip", when="+rocm")
+    conflicts("+rocm", when="amdgpu_target=none", msg="kps +rocm needs amdgpu_target (gfx90a for MI200)")
+    conflicts("+cuda", when="+rocm", msg="a Kokkos has one GPU backend: kps +cuda or +rocm")
     conflicts("+cuda", when="cuda_arch=none", msg="kps +cuda needs cuda_arch (90 for Hopper)")
     # Kokkos 4.7.0 and older predate CUDA 13 (Kokkos' recipe refuses the pair too).
     conflicts("^cuda@13:", when="+cuda ^kokkos@:4.7.0")
@@ -89,6 +102,11 @@ class Kps(CMakePackage, CudaPackage):
         if spec.satisfies("+cuda"):
             args.append(self.define("CMAKE_CXX_COMPILER", self["kokkos"].kokkos_cxx))
             args.append(self.define("CMAKE_CUDA_ARCHITECTURES", spec.variants["cuda_arch"].value))
+        if spec.satisfies("+rocm"):
+            args.append(self.define("CMAKE_CXX_COMPILER", spec["hip"].hipcc))
+            args.append(self.define("KPS_REQUIRE_HIP", True))
+        if spec.satisfies("+threads"):
+            args.append(self.define("KPS_EXECUTION_SPACE", "Threads"))
         return args
 
     # `spack test run kps`: the consumer program of test/consumer built against the install.
