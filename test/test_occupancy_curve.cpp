@@ -2,7 +2,7 @@
 // against occupancy") that need no GPU: the shared memory that leaves exactly b blocks per SM
 // (kps::scratch_bytes_for_blocks, checked against the occupancy model itself on every
 // capability, team size and b, with Kokkos' own shared memory counted), its limits, and the
-// two plateau models of kps/occupancy_curve.hpp on hand-checked numbers. No Kokkos.
+// two plateau models of kps_models/occupancy_curve.hpp on hand-checked numbers. No Kokkos.
 #include <algorithm>
 #include <stdexcept>
 

@@ -11,7 +11,7 @@
 //     from Kokkos 4.1 (TeamReduceLaunch is not defined before)
 //   get_kernel_func(): the __global__ function behind the launch, in every version kps
 //     supports (max_active_blocks answers -1 where a Kokkos lacks it)
-// Every use is tested on the GPU by test/cuda/test_kokkos_launch.cpp, built against each
+// Every use is tested on the GPU by test/test_kokkos_compat.cpp, built against each
 // Kokkos of the support matrix (README).
 #pragma once
 

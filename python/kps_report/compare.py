@@ -2,7 +2,7 @@
 
 Benchmarks are matched by name: names carry no backend (the backend and the device are in each
 JSON's context), so `scan/single_pass/int32/1048576` is the same benchmark on CUDA, OpenMP or
-Serial, as Google Benchmark's own tools/compare.py assumes. A cell holds the folder's median GB/s
+Serial, as Google Benchmark's own compare.py assumes. A cell holds the folder's median GB/s
 where the benchmark reports a bandwidth, else its median time, and in brackets its speed relative
 to the best folder of the row (1.00 = the best; GB/s: value / best, time: best / value).
 

@@ -1,4 +1,4 @@
-// kps/team_scan.hpp — team-level inclusive scans of one power-of-two tile held in team
+// kps/team/team_scan.hpp — team-level inclusive scans of one power-of-two tile held in team
 // scratch memory: the two algorithms of the scan study's seed.
 //
 // Both map one "lane" (a position the algorithm would give one thread) to team threads in a
