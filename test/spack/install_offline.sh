@@ -43,11 +43,17 @@ config:
   build_stage: [$work/stage]
 EOF
 py_version="$(/usr/bin/python3 -c 'import platform; print(platform.python_version())')"
-mpl_version="$(/usr/bin/python3 -c 'import matplotlib; print(matplotlib.__version__)')"
-# What builds the kps command (python/CMakeLists.txt: pip, setuptools and wheel of that python)
-pip_version="$(/usr/bin/python3 -c 'import pip; print(pip.__version__)')"
-setuptools_version="$(/usr/bin/python3 -c 'import setuptools; print(setuptools.__version__)')"
-wheel_version="$(/usr/bin/python3 -c 'import wheel; print(wheel.__version__)')"
+# Debian's python3 packages as externals: matplotlib (the reports' figures), pip, setuptools and
+# wheel (what builds the kps command: python/CMakeLists.txt); each imported in a process of its own
+# (pip imports distutils, which Debian's setuptools then refuses to replace).
+py_externals() {
+  local pkg mod
+  for pkg in py-matplotlib:matplotlib py-pip:pip py-setuptools:setuptools py-wheel:wheel; do
+    mod="${pkg#*:}" pkg="${pkg%%:*}"
+    printf '  %s:\n    buildable: false\n    externals: [{spec: "%s@%s", prefix: /usr}]\n' "$pkg" "$pkg" \
+      "$(/usr/bin/python3 -c "import $mod; print($mod.__version__)")"
+  done
+}
 deb() { dpkg-query -W -f='${Version}' "$1" | sed 's/[-+~].*//'; }
 cat >"$SPACK_USER_CONFIG_PATH/packages.yaml" <<EOF
 packages:
@@ -75,18 +81,7 @@ packages:
   python:
     buildable: false
     externals: [{spec: "python@$py_version", prefix: /usr}]
-  py-matplotlib:
-    buildable: false
-    externals: [{spec: "py-matplotlib@$mpl_version", prefix: /usr}]
-  py-pip:
-    buildable: false
-    externals: [{spec: "py-pip@$pip_version", prefix: /usr}]
-  py-setuptools:
-    buildable: false
-    externals: [{spec: "py-setuptools@$setuptools_version", prefix: /usr}]
-  py-wheel:
-    buildable: false
-    externals: [{spec: "py-wheel@$wheel_version", prefix: /usr}]
+$(py_externals)
 EOF
 "$spack_bin" bootstrap disable >/dev/null
 "$spack_bin" compiler find >/dev/null
