@@ -9,6 +9,9 @@
 #   The `host` preset runs its OpenMP backend, the `serial` preset its Serial backend: one
 #   Kokkos serves both.
 #
+# - KPS_SETUP_SLURM=1 also installs Slurm and munge (Debian's packages; CI asks for them) for the
+#   real-Slurm test, test/cluster/test_slurm_real.sh; the default set-up does not.
+#
 # Prints what it does; on failure prints one clear line saying what is missing.
 # Output: writes "$KPS_CACHE/env.sh", which the run and test commands source
 # (it exports CMAKE_PREFIX_PATH and KPS_PYTHON).
@@ -100,6 +103,18 @@ else
   say "build tools, Google Benchmark, GoogleTest, python3 + matplotlib + pytest: present"
 fi
 PY="$(pick_python)" || die "no python3 with matplotlib found (Debian: apt-get install python3-matplotlib)"
+
+# --- Slurm, only when asked (KPS_SETUP_SLURM=1, as CI sets it) ---------------------------------
+# The real-Slurm test (test/cluster/test_slurm_real.sh) starts munged, slurmctld and slurmd of its
+# own from a configuration in a temporary folder; without them it is skipped. Debian 12: Slurm
+# 22.05, munge 0.5.15, about 10 s.
+if [ "${KPS_SETUP_SLURM:-0}" = 1 ]; then
+  if [ -x /usr/sbin/slurmctld ] && [ -x /usr/sbin/slurmd ] && [ -x /usr/sbin/munged ] && command -v sbatch >/dev/null; then
+    say "Slurm and munge (KPS_SETUP_SLURM=1): present"
+  else
+    apt_install slurmctld slurmd slurm-client munge
+  fi
+fi
 
 # --- Kokkos ----------------------------------------------------------------------------
 # A Kokkos the user already has wins. Debian's binary libtrilinos-kokkos-dev ships a broken

@@ -29,14 +29,17 @@
 #   --update-committed  allow --out to name a committed results folder: re-measure it on purpose
 #   --dry-run        print the sbatch commands, submit nothing
 #
-# Exit status: 0 submitted, 2 bad option or missing kps-bench, 1 sbatch failed.
+# Exit status: 0 submitted, 2 bad option or missing kps-bench, 1 no sbatch or sbatch refused a job
+# (an unknown --partition, more --cpus than a node has, ...): one line with sbatch's reason; where
+# it refused the report job, the study array is cancelled again, so nothing is left queued.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 
 usage() { sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
-die() { printf 'submit.sh: error: %s\n' "$*" >&2; exit 2; }
+die() { printf 'submit.sh: error: %s\n' "$*" >&2; exit 2; }    # bad input: nothing submitted
+fail() { printf 'submit.sh: error: %s\n' "$*" >&2; exit 1; }   # Slurm refused or is missing
 say() { printf '[kps slurm] %s\n' "$*"; }
 
 backend=gpu scale=full studies_csv="" bench="" out="" partition="" report_partition="" account=""
@@ -176,18 +179,38 @@ if [ "$dry_run" = 1 ]; then
   exit 0
 fi
 
-# `sbatch --parsable` prints "jobid" or "jobid;cluster".
+command -v sbatch >/dev/null 2>&1 || fail "no sbatch on PATH: run this on a Slurm login node (--dry-run prints the commands)"
+
+# submit SBATCH-ARGS...: prints the job id (`sbatch --parsable` prints "jobid" or "jobid;cluster")
+# and passes sbatch's warnings on; where sbatch refuses, prints its messages joined into one line
+# and returns 1.
 submit() {
-  local printed id
-  printed="$("$@")" || { printf 'submit.sh: error: sbatch failed (above); nothing more submitted\n' >&2; exit 1; }
+  local printed id err msg rc=0
+  err="$(mktemp)"
+  printed="$("$@" 2>"$err")" || rc=$?
+  if [ "$rc" != 0 ]; then
+    # "sbatch: error: invalid partition specified: x", "sbatch: error: Batch job submission failed: ..."
+    msg="$(awk 'NF { sub(/^sbatch: (error: )?/, ""); printf "%s%s", sep, $0; sep = "; " }' "$err")"
+    rm -f "$err"
+    printf '%s\n' "${msg:-sbatch exited with status $rc and no message}"
+    return 1
+  fi
+  cat "$err" >&2
+  rm -f "$err"
   id="${printed%%;*}"
-  [[ "$id" =~ ^[0-9]+$ ]] || { printf "submit.sh: error: sbatch printed '%s', not a job id\n" "$printed" >&2; exit 1; }
+  [[ "$id" =~ ^[0-9]+$ ]] || { printf "sbatch printed '%s', not a job id\n" "$printed"; return 1; }
   printf '%s\n' "$id"
 }
 
 mkdir -p "$out/slurm"
-array_id="$(submit "${array[@]}")"
+array_id="$(submit "${array[@]}")" || fail "sbatch refused the study array: $array_id; nothing submitted"
 say "array job $array_id: ${#studies[@]} studies (${studies[*]}), backend $backend, scale $scale, $bench"
-report_id="$(submit "${report[@]}" "--dependency=afterok:$array_id" "$HERE/report.sbatch" "${report_args[@]}")"
+if ! report_id="$(submit "${report[@]}" "--dependency=afterok:$array_id" "$HERE/report.sbatch" "${report_args[@]}")"; then
+  # A study array without its report job would run unasked for: take it back.
+  if scancel "$array_id" >/dev/null 2>&1; then
+    fail "sbatch refused the report job: $report_id; array job $array_id cancelled, nothing left queued"
+  fi
+  fail "sbatch refused the report job: $report_id; array job $array_id is queued without it (scancel $array_id)"
+fi
 say "report job $report_id: renders $out/report.md once every study succeeded"
 say "logs: $out/slurm/; watch: squeue -j $array_id,$report_id"
