@@ -121,11 +121,11 @@ def run() -> None:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and argv[0] in ANALYSES:
-        import importlib
-        return importlib.import_module(ANALYSES[argv[0]][0]).main(argv[1:], prog=f"{prog()} {argv[0]}") or 0
     signal.signal(signal.SIGTERM, _terminate)
     try:
+        if argv and argv[0] in ANALYSES:
+            import importlib
+            return importlib.import_module(ANALYSES[argv[0]][0]).main(argv[1:], prog=f"{prog()} {argv[0]}") or 0
         a = parser().parse_args(argv)
         return COMMANDS[a.cmd](a, find_layout(), argv)
     except KpsError as e:

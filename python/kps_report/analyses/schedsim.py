@@ -22,7 +22,6 @@ Usage (SASS from the CUDA build; cuobjdump ships with the CUDA toolkit; `kps sch
 """
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from pathlib import Path
@@ -256,7 +255,8 @@ def fit(traces, rows, sms, policy, passes, out=sys.stdout):
 
 
 def main(argv=None, prog="kps schedsim"):
-    ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
+    from kps_report.cli import Parser  # one line for bad input, as every kps command
+    ap = Parser(prog=prog, description=__doc__.split("\n")[0])
     ap.add_argument("command", choices=("fit", "scan"))
     ap.add_argument("--sass", nargs="+", required=True, help="cuobjdump -sass listings holding the kernels")
     ap.add_argument("--results", default="results/h100-cuda/latency", help="folder of latency-*.json")
