@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kps: build one Kokkos release and its Kokkos Kernels from source archives into the cache, for
-# the support matrix (README "Tested with") and CI. Never touches the checkout.
+# the tested matrix (docs/install.md) and CI. Never touches the checkout.
 #
 #   scripts/kokkos.sh VERSION [--cuda ARCH | --hip ARCH | --threads] [--cmake-language] [--deps DIR] [--jobs N]
 #                     [--print-prefix]

@@ -41,6 +41,10 @@ declare -A PROBES=(
   [python3]="cmd:/usr/bin/python3"
   [python3-matplotlib]="py:matplotlib"
   [python3-pytest]="pymod:pytest"
+  # pip and setuptools install the kps package (python/pyproject.toml) into build/venv and the install
+  [python3-pip]="pymod:pip"
+  [python3-setuptools]="pymod:setuptools"
+  [python3-wheel]="pymod:wheel"
   [dpkg-dev]="cmd:dpkg-source"
   [xz-utils]="cmd:xz"
   # oneTBB, a CPU peer of the scans and sums (optional for kps; found by CMake when present)
