@@ -38,19 +38,17 @@ if(DEFINED Kokkos_CXX_STANDARD AND DEFINED CMAKE_CXX_STANDARD AND CMAKE_CXX_STAN
                       "to ${Kokkos_CXX_STANDARD} or later")
 endif()
 option(KPS_REQUIRE_CUDA "Stop unless the Kokkos found has the CUDA backend (the cuda preset)" OFF)
-if(KPS_REQUIRE_CUDA AND NOT "CUDA" IN_LIST Kokkos_DEVICES)
-  string(REPLACE ";" ", " _kps_devices "${Kokkos_DEVICES}")
-  message(FATAL_ERROR "the cuda preset needs a Kokkos built with CUDA; the Kokkos found (${Kokkos_DIR}, Kokkos "
-                      "${Kokkos_VERSION}) has ${_kps_devices}: point Kokkos_ROOT at a CUDA Kokkos (scripts/kokkos.sh "
-                      "VERSION --cuda 90, or spack's kokkos +cuda cuda_arch=90 +wrapper)")
-endif()
 option(KPS_REQUIRE_HIP "Stop unless the Kokkos found has the HIP backend (the hip preset)" OFF)
-if(KPS_REQUIRE_HIP AND NOT "HIP" IN_LIST Kokkos_DEVICES)
-  string(REPLACE ";" ", " _kps_devices "${Kokkos_DEVICES}")
-  message(FATAL_ERROR "the hip preset needs a Kokkos built with HIP; the Kokkos found (${Kokkos_DIR}, Kokkos "
-                      "${Kokkos_VERSION}) has ${_kps_devices}: point CMAKE_PREFIX_PATH at a HIP Kokkos (scripts/kokkos.sh "
-                      "4.7.1 --hip gfx90a --print-prefix, or spack's kokkos +rocm amdgpu_target=gfx90a)")
-endif()
+set(_kps_require_CUDA "point Kokkos_ROOT at a CUDA Kokkos (scripts/kokkos.sh VERSION --cuda 90, or spack's kokkos +cuda cuda_arch=90 +wrapper)")
+set(_kps_require_HIP "point CMAKE_PREFIX_PATH at a HIP Kokkos (scripts/kokkos.sh 4.7.1 --hip gfx90a --print-prefix, or spack's kokkos +rocm amdgpu_target=gfx90a)")
+foreach(_gpu CUDA HIP)
+  if(KPS_REQUIRE_${_gpu} AND NOT _gpu IN_LIST Kokkos_DEVICES)
+    string(TOLOWER "${_gpu}" _preset)
+    string(REPLACE ";" ", " _kps_devices "${Kokkos_DEVICES}")
+    message(FATAL_ERROR "the ${_preset} preset needs a Kokkos built with ${_gpu}; the Kokkos found (${Kokkos_DIR}, Kokkos "
+                        "${Kokkos_VERSION}) has ${_kps_devices}: ${_kps_require_${_gpu}}")
+  endif()
+endforeach()
 
 set(KPS_EXECUTION_SPACE Default CACHE STRING
     "Kokkos execution space of kps-bench, the tests and the package: Default (Kokkos::DefaultExecutionSpace), Serial, OpenMP, Threads, Cuda or HIP")
