@@ -52,7 +52,7 @@ fi
 SPACK+=(-C "$work/scope")
 
 versions() {  # the root specs' and CUDA's versions in `spack spec` output
-  grep -oE '(^| )\^?(kps|kokkos|kokkos-kernels|kokkos-tools|cuda|benchmark|googletest|cmake|py-matplotlib)@[^~+ ]+' "$1" \
+  grep -oE '(^| )\^?(kps|kokkos|kokkos-kernels|kokkos-tools|cuda|hip|benchmark|googletest|cmake|py-matplotlib)@[^~+ ]+' "$1" \
     | sed 's/^ *\^\{0,1\}//' | sort -u | tr '\n' ' '
 }
 
@@ -68,11 +68,15 @@ for env in "spack.yaml" "cluster/spack-host/spack.yaml"; do
     status=1
   fi
 done
-if "${SPACK[@]}" spec kps +cuda cuda_arch=90 >"$work/kps.log" 2>&1; then
-  say "kps +cuda cuda_arch=90 concretizes: $(versions "$work/kps.log")"
-else
-  tail -n 20 "$work/kps.log" >&2
-  say "FAILED: kps +cuda cuda_arch=90 does not concretize"
-  status=1
-fi
+for spec in "kps +cuda cuda_arch=90" "kps +rocm amdgpu_target=gfx90a" "kps +threads"; do
+  log="$work/$(echo "$spec" | tr ' =+' '---').log"
+  # shellcheck disable=SC2086  # the spec's words are spack's arguments
+  if "${SPACK[@]}" spec $spec >"$log" 2>&1; then
+    say "$spec concretizes: $(versions "$log")"
+  else
+    tail -n 20 "$log" >&2
+    say "FAILED: $spec does not concretize"
+    status=1
+  fi
+done
 exit $status
