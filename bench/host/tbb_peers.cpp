@@ -4,9 +4,10 @@
 // where CMake finds oneTBB (Debian's libtbb-dev, spack's intel-tbb). Another runtime than any
 // Kokkos backend's: in kps' rounds where OpenMP's idle threads sleep, else left out
 // (host/peers.hpp: host_placement). oneTBB's workers are started by the thread that first enters
-// the arena, and a thread inherits its starter's cores: with OMP_PROC_BIND, OpenMP has bound that
-// thread to one core, and every worker would share it. So each worker, as it enters the arena,
-// takes back the cores the process could use when it started (read before Kokkos binds anything).
+// the arena, and a thread inherits its starter's cores: with OMP_PROC_BIND, libgomp binds the
+// process's first thread to one core as it loads (before any constructor of kps-bench runs), and
+// every worker would share that core. So each worker, as it enters the arena, is given the cores
+// of the benchmarks' space's threads (support/environment.hpp: backend_threads_cpus).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -27,32 +28,36 @@
 #include <Kokkos_Core.hpp>
 
 #include "host/peers.hpp"
+#include "support/environment.hpp"
 
 namespace kps::bench::host {
 namespace {
 
-/// The cores the process may run on, read when it starts (before OpenMP binds its first thread).
-cpu_set_t startup_cores() {
+/// The cores of the benchmarks' space's threads, as a mask (empty: leave the workers as they are).
+cpu_set_t backend_cores() {
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) CPU_ZERO(&set);
+  for (const int c : backend_threads_cpus())
+    if (c < CPU_SETSIZE) CPU_SET(c, &set);
   return set;
 }
-const cpu_set_t process_cores = startup_cores();
 
-/// Gives each worker that enters the arena the process's cores back (see the file's comment).
+/// Gives each worker that enters the arena the backend threads' cores (see the file's comment).
 class Unbind : public tbb::task_scheduler_observer {
  public:
-  explicit Unbind(tbb::task_arena& a) : tbb::task_scheduler_observer(a) { observe(true); }
+  Unbind(tbb::task_arena& a, cpu_set_t cores) : tbb::task_scheduler_observer(a), cores_(cores) { observe(true); }
   void on_scheduler_entry(bool worker) override {
-    if (worker && CPU_COUNT(&process_cores) > 0) sched_setaffinity(0, sizeof process_cores, &process_cores);
+    if (worker && CPU_COUNT(&cores_) > 0) sched_setaffinity(0, sizeof cores_, &cores_);
   }
+
+ private:
+  cpu_set_t cores_;
 };
 
 /// The arena the peers run in, made on first use (with Exec's thread count), and its observer.
 tbb::task_arena& arena() {
   static tbb::task_arena a(static_cast<int>(Exec().concurrency()));
-  static Unbind unbind(a);
+  static Unbind unbind(a, backend_cores());
   return a;
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 #include <type_traits>
+#include <vector>
 #if defined(__linux__)
 #include <sched.h>
 #endif
@@ -36,11 +37,12 @@ std::string source_relative(std::string text) {
 }
 
 /// The CPUs the execution space's threads may run on: the union of their affinity masks, read on
-/// each thread (Linux; 0 elsewhere). A runtime loaded beside the backend can bind the process's
+/// each thread (Linux; empty elsewhere). A runtime loaded beside the backend can bind the process's
 /// first thread before the backend starts its threads, which then inherit one core: libgomp does
-/// where OMP_PROC_BIND is set. This is the figure that shows it.
+/// where OMP_PROC_BIND is set. Its count is the figure that shows it.
 template <class Space>
-int threads_cpus([[maybe_unused]] const Space& space) {
+std::vector<int> threads_cpu_list([[maybe_unused]] const Space& space) {
+  std::vector<int> list;
 #if defined(__linux__)
   cpu_set_t all;
   CPU_ZERO(&all);
@@ -55,10 +57,10 @@ int threads_cpus([[maybe_unused]] const Space& space) {
         CPU_OR(&all, &all, &mine);
       });
   space.fence();
-  return CPU_COUNT(&all);
-#else
-  return 0;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &all)) list.push_back(c);
 #endif
+  return list;
 }
 
 std::string compiler() {
@@ -110,6 +112,11 @@ Hardware device_info() {
   return h;
 }
 
+const std::vector<int>& backend_threads_cpus() {
+  static const std::vector<int> cpus = threads_cpu_list(ExecutionSpace());
+  return cpus;
+}
+
 std::string preflight() { return impl::BackendHardware<ExecutionSpace>::unavailable(); }
 
 std::map<std::string, std::string> environment() {
@@ -153,7 +160,7 @@ std::map<std::string, std::string> environment() {
     env["host_hardware_threads"] = std::to_string(cores);
     std::string note;
     const long threads = ExecutionSpace().concurrency();
-    const int cpus = threads_cpus(ExecutionSpace());
+    const int cpus = static_cast<int>(backend_threads_cpus().size());
     if (cpus > 0) env["host_threads_cpus"] = std::to_string(cpus);
     if (cores > 0 && threads > long(cores))
       note = std::to_string(threads) + " threads on " + std::to_string(cores) + " hardware threads: oversubscribed";

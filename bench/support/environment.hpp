@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "kps/tuning/hardware.hpp"
 
@@ -16,6 +17,11 @@ Hardware device_info();
 /// Before Kokkos::initialize: an empty string when kps::ExecutionSpace can run on this
 /// machine, else a one-line reason (for example: a CUDA build and no GPU visible).
 std::string preflight();
+
+/// The CPUs kps::ExecutionSpace's threads may run on (the union of their affinity masks, asked
+/// once, Kokkos initialized; empty where the system does not say): a peer on another threading
+/// runtime runs its workers on these.
+const std::vector<int>& backend_threads_cpus();
 
 /// Everything a result needs next to it: Kokkos version and backends, compiler, device, the
 /// tuning table in use, kps version and git revision. Keys are stable (benchmark context).
