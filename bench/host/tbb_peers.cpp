@@ -6,7 +6,8 @@
 // (host/peers.hpp: host_placement). oneTBB's workers are started by the thread that first enters
 // the arena, and a thread inherits its starter's cores: with OMP_PROC_BIND, libgomp binds the
 // process's first thread to one core as it loads (before any constructor of kps-bench runs), and
-// every worker would share that core. So each worker, as it enters the arena, is given the cores
+// every worker would share that core; oneTBB also counts its workers from that one core (see
+// arena()). So each worker, as it enters the arena, is given the cores
 // of the benchmarks' space's threads (support/environment.hpp: backend_threads_cpus).
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include <sched.h>
 
 #include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_reduce.h>
 #include <oneapi/tbb/parallel_scan.h>
 #include <oneapi/tbb/task_arena.h>
@@ -55,8 +57,13 @@ class Unbind : public tbb::task_scheduler_observer {
 };
 
 /// The arena the peers run in, made on first use (with Exec's thread count), and its observer.
+/// oneTBB sizes its worker pool by the cores its first thread may use when it starts (one, where
+/// libgomp has bound it): without the global limit raised to Exec's thread count the arena would
+/// get no workers at all and run on its caller alone.
 tbb::task_arena& arena() {
-  static tbb::task_arena a(static_cast<int>(Exec().concurrency()));
+  static const int threads = static_cast<int>(Exec().concurrency());
+  static tbb::global_control workers(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
+  static tbb::task_arena a(threads);
   static Unbind unbind(a, backend_cores());
   return a;
 }
