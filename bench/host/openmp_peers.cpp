@@ -13,7 +13,8 @@ namespace kps::bench::host {
 namespace {
 
 template <class T>
-struct Calls {
+struct OpenMPCalls {
+  static constexpr const char* name = "openmp";
   static void scan(const T* in, T* out, std::size_t n) {
     Accumulator<T> acc = 0;
 #pragma omp parallel for reduction(inscan, + : acc)
@@ -32,7 +33,7 @@ struct Calls {
 };
 
 [[maybe_unused]] const int registered =
-    add_peer_provider(openmp_rank, [](Peers& all) { add_host_peer<Calls>(all, "openmp", "openmp"); });
+    add_peer_provider(openmp_rank, [](Peers& all) { add_host_peer<OpenMPCalls>(all, "openmp", "openmp"); });
 
 }  // namespace
 }  // namespace kps::bench::host

@@ -13,7 +13,8 @@ namespace kps::bench::host {
 namespace {
 
 template <class T>
-struct Calls {
+struct SerialLoopCalls {
+  static constexpr const char* name = "serial_loop";
   static void scan(const T* in, T* out, std::size_t n) {
     Accumulator<T> acc = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -55,7 +56,7 @@ std::optional<Placement> host_placement(const std::string& runtime, std::string&
 namespace {
 
 [[maybe_unused]] const int registered = add_peer_provider(serial_loop_rank, [](Peers& all) {
-  add_host_peer<Calls>(all, "serial_loop", "none");
+  add_host_peer<SerialLoopCalls>(all, "serial_loop", "none");
   if constexpr (kps::impl::is_host_space_v<Exec>)
     for (const char* note : {KPS_HOST_PEER_NOTES})
       if (*note) all.note(note);

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -39,8 +41,18 @@ using Accumulator = std::conditional_t<std::is_same_v<T, float>, double, T>;
 /// Registers a host peer `name`, running on `runtime`, for every element type where host_placement
 /// places it (else the reason, as a note): Calls<T>::scan(in, out, n), an exclusive scan, and
 /// Calls<T>::sum(x, n). `found`: a note for the JSON context where it is registered (its version).
+/// Each peer's Calls has a name of its own (SerialLoopCalls, OpenMPCalls, TbbCalls), and
+/// Calls<T>::name must be `name`: g++ gives add_host_peer<X> a program-wide (weak) symbol even where
+/// X is in an anonymous namespace, so three files' `(anonymous namespace)::Calls` made one function
+/// at link time, and every host peer ran the one-thread loop. The check stops a program where that
+/// happens again.
 template <template <class> class Calls>
 void add_host_peer(Peers& all, const std::string& name, const std::string& runtime, const std::string& found = {}) {
+  if (name != Calls<std::int32_t>::name) {
+    std::fprintf(stderr, "kps-bench: host peer '%s' registered with the calls of '%s' (one symbol for two peers)\n",
+                 name.c_str(), Calls<std::int32_t>::name);
+    std::abort();
+  }
   if constexpr (kps::impl::is_host_space_v<Exec>) {
     std::string why;
     const std::optional<Placement> placement = host_placement(runtime, why);

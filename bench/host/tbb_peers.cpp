@@ -69,7 +69,8 @@ tbb::task_arena& arena() {
 }
 
 template <class T>
-struct Calls {
+struct TbbCalls {
+  static constexpr const char* name = "tbb";
   using A = Accumulator<T>;
   static void scan(const T* in, T* out, std::size_t n) {
     arena().execute([&] {
@@ -106,7 +107,7 @@ struct Calls {
 };
 
 [[maybe_unused]] const int registered = add_peer_provider(tbb_rank, [](Peers& all) {
-  add_host_peer<Calls>(all, "tbb", "tbb",
+  add_host_peer<TbbCalls>(all, "tbb", "tbb",
                        "tbb: oneTBB " + std::to_string(TBB_VERSION_MAJOR) + "." + std::to_string(TBB_VERSION_MINOR) +
                            ", " + std::to_string(Exec().concurrency()) + " threads");
 });
