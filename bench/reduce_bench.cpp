@@ -214,6 +214,7 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
     // The calls that return only once done (timed to their return, timed_rounds): the
     // synchronous form's variant, CUBs and peers, and the empty launch, which fences itself.
     std::vector<bool> waits{!Async, false};
+    std::vector<std::function<void()>> before;  // a peer's own (SumPeer::before), else none
     if (inputs == 1) {
       // A pure streaming read of the same bytes, and the floor of any call (an empty launch).
       calls.push_back([&] { stream_read(exec, x.data(), n, flag.data()); });
@@ -234,6 +235,8 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
         calls.push_back([&] { result = p.sum(exec, x.data(), n); });
       names.push_back(p.name);
       waits.push_back(!Async);
+      before.resize(calls.size());
+      before.back() = p.before;
     }
     for (const auto& p : peers) {
       calls.push_back([&] { run(p.call); });
@@ -242,7 +245,8 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
     }
     if (calls.size() != reduction_calls<T, Async>(inputs, peers.size(), is_sweep(rounds)))
       return fail(state, variant + ": the rounds' calls differ from reduction_calls");
-    const Medians t = timed_rounds(state, exec, calls, rounds.device_clock, waits);
+    if (!before.empty()) before.resize(calls.size());
+    const Medians t = timed_rounds(state, exec, calls, rounds.device_clock, waits, before);
     benchmark::DoNotOptimize(result);
     if (t.wall.empty()) return;
     set_rates(state, n, double(inputs) * n * sizeof(T), t.wall[0]);

@@ -101,18 +101,21 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
     DeviceView<T> copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n);
     std::vector<std::function<void()>> calls{[&] { scan(in_place ? out : in, out); }};
     std::vector<bool> call_waits{waits};
+    std::vector<std::function<void()>> call_before(1);
     const std::vector<ScanPeer<T>> others = peers ? round_peers<T>() : std::vector<ScanPeer<T>>{};
     if (peers) {
       calls.push_back([&] { Kokkos::deep_copy(exec, copy, in); });
       calls.push_back([&] { exclusive_scan(exec, in, copy, ScanAlgorithm::kokkos); });
       calls.push_back([&] { empty_launch(exec); });  // fences itself: timed to its return
       call_waits.insert(call_waits.end(), {false, false, true});
+      call_before.resize(calls.size());
       for (const auto& p : others) {
         calls.push_back([&] { p.exclusive(exec, in.data(), copy.data(), n); });
         call_waits.push_back(p.waits);
+        call_before.push_back(p.before);
       }
     }
-    const Medians t = timed_rounds(state, exec, calls, false, call_waits);
+    const Medians t = timed_rounds(state, exec, calls, false, call_waits, call_before);
     if (t.wall.empty()) return;
     if (const std::string error = check(scan, in_place); !error.empty())
       return fail(state, variant + " (after the timed calls): " + error);

@@ -42,11 +42,11 @@ std::optional<Placement> host_placement(const std::string& runtime, std::string&
   if (runtime == "none" || runtime == mine) return Placement::rounds;
   if (mine == "none") {
     why = runtime + ": no comparison on Serial (its targets are the one-thread loop's)";
-  } else if (mine == "openmp" && openmp_threads_sleep()) {
+  } else if (mine == "openmp" && (openmp_threads_sleep() || can_wait_until_asleep())) {
     return Placement::rounds;
   } else if (mine == "openmp") {
-    why = runtime + ": left out: OpenMP's idle threads would spin beside it (OMP_WAIT_POLICY=passive lets them "
-                    "sleep: the node's study runs set it)";
+    why = runtime + ": left out: OpenMP's idle threads would spin beside it (this system does not say which "
+                    "threads run, to wait for them; OMP_WAIT_POLICY=passive lets them sleep)";
   } else {
     why = runtime + ": left out on " + mine + " (its idle threads never sleep; the OpenMP build's runs have it)";
   }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -21,14 +22,22 @@ namespace kps::bench::host {
 /// spin for a while after each one, on the cores another runtime's threads need.
 bool openmp_threads_sleep();
 
+/// Whether this system says which threads run (Linux: /proc/self/task): wait_until_asleep works.
+bool can_wait_until_asleep();
+/// Waits, untimed, until every thread of the process but the caller that is one of the benchmarks'
+/// space's threads (`space`), or that is not (`!space`: another runtime's workers), sleeps, for at
+/// most 200 ms (host/settle.cpp).
+void wait_until_asleep(bool space);
+
 /// Where a host peer running on `runtime` ("none": the calling thread alone) is timed on Exec: in
 /// kps' rounds, or nowhere (nullopt, with the reason in `why`). Every host peer that is timed at
 /// all shares kps' rounds, so that every ratio is measured side by side; one of another runtime
-/// only where neither runtime's idle threads take the other's cores: oneTBB beside OpenMP where
-/// OpenMP's threads sleep (the node's study runs set OMP_WAIT_POLICY=passive; with OpenMP's
-/// default spinning, oneTBB beside 16 OpenMP threads ran at a fifth of its speed); nothing beside
-/// Kokkos::Threads, whose idle workers never sleep (they yield in a loop). On Serial a parallel
-/// peer is no comparison (the Serial targets are the one-thread loop's).
+/// only where neither runtime's idle threads spin on the other's cores while it runs: oneTBB beside
+/// OpenMP where each call can first wait for the other runtime's idle threads to sleep
+/// (wait_until_asleep; the peer's `before` and Peers::before_own), or where OpenMP's never spin
+/// (OMP_WAIT_POLICY=passive); nothing beside Kokkos::Threads, whose idle workers never sleep (they
+/// yield in a loop). On Serial a parallel peer is no comparison (the Serial targets are the
+/// one-thread loop's).
 std::optional<Placement> host_placement(const std::string& runtime, std::string& why);
 
 /// What a host peer accumulates T in: double for float. A float running total stops growing at 2^24
@@ -40,14 +49,16 @@ using Accumulator = std::conditional_t<std::is_same_v<T, float>, double, T>;
 
 /// Registers a host peer `name`, running on `runtime`, for every element type where host_placement
 /// places it (else the reason, as a note): Calls<T>::scan(in, out, n), an exclusive scan, and
-/// Calls<T>::sum(x, n). `found`: a note for the JSON context where it is registered (its version).
+/// Calls<T>::sum(x, n). `found`: a note for the JSON context where it is registered (its version);
+/// `before`: untimed before each of its calls (ScanPeer::before).
 /// Each peer's Calls has a name of its own (SerialLoopCalls, OpenMPCalls, TbbCalls), and
 /// Calls<T>::name must be `name`: g++ gives add_host_peer<X> a program-wide (weak) symbol even where
 /// X is in an anonymous namespace, so three files' `(anonymous namespace)::Calls` made one function
 /// at link time, and every host peer ran the one-thread loop. The check stops a program where that
 /// happens again.
 template <template <class> class Calls>
-void add_host_peer(Peers& all, const std::string& name, const std::string& runtime, const std::string& found = {}) {
+void add_host_peer(Peers& all, const std::string& name, const std::string& runtime, const std::string& found = {},
+                   const std::function<void()>& before = {}) {
   if (name != Calls<std::int32_t>::name) {
     std::fprintf(stderr, "kps-bench: host peer '%s' registered with the calls of '%s' (one symbol for two peers)\n",
                  name.c_str(), Calls<std::int32_t>::name);
@@ -61,9 +72,9 @@ void add_host_peer(Peers& all, const std::string& name, const std::string& runti
     const auto add = [&](auto type) {
       using T = decltype(type);
       all.add(ScanPeer<T>{name, [](const Exec&, const T* in, T* out, std::size_t n) { Calls<T>::scan(in, out, n); },
-                          *placement, true});
+                          *placement, true, before});
       all.add(SumPeer<T>{name, [](const Exec&, const T* x, std::size_t n) { return Calls<T>::sum(x, n); }, {},
-                         *placement});
+                         *placement, false, before});
     };
     add(std::int32_t{});
     add(std::int64_t{});

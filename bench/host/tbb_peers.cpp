@@ -107,9 +107,18 @@ struct TbbCalls {
 };
 
 [[maybe_unused]] const int registered = add_peer_provider(tbb_rank, [](Peers& all) {
+  // Where OpenMP's threads may spin (no OMP_WAIT_POLICY=passive), oneTBB's calls wait for them to
+  // sleep, and every other call of the rounds for oneTBB's workers to sleep (host/settle.cpp).
+  const bool wait = exec_runtime() == "openmp" && !openmp_threads_sleep() && can_wait_until_asleep();
+  const std::string how = wait ? "; in kps' rounds, each of its calls once the space's threads sleep, each other call "
+                                 "once its workers sleep (untimed waits)"
+                               : "";
+  const std::size_t before = all.scans<std::int32_t>().size();
   add_host_peer<TbbCalls>(all, "tbb", "tbb",
-                       "tbb: oneTBB " + std::to_string(TBB_VERSION_MAJOR) + "." + std::to_string(TBB_VERSION_MINOR) +
-                           ", " + std::to_string(Exec().concurrency()) + " threads");
+                          "tbb: oneTBB " + std::to_string(TBB_VERSION_MAJOR) + "." + std::to_string(TBB_VERSION_MINOR) +
+                              ", " + std::to_string(Exec().concurrency()) + " threads" + how,
+                          wait ? std::function<void()>([] { wait_until_asleep(true); }) : std::function<void()>());
+  if (wait && all.scans<std::int32_t>().size() > before) all.set_before_own([] { wait_until_asleep(false); });
 });
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "cuda/event_timer.hpp"
 #include "kps/impl/kokkos_compat.hpp"
+#include "support/peers.hpp"
 #include "support/rounds.hpp"
 
 namespace kps::bench {
@@ -176,10 +177,21 @@ double median_seconds(const Exec& exec, const std::function<void()>& f, int reps
 }
 
 Medians timed_rounds(benchmark::State& state, const Exec& exec, const std::vector<std::function<void()>>& fs,
-                     bool device_clock, const std::vector<bool>& waits) {
+                     bool device_clock, const std::vector<bool>& waits,
+                     const std::vector<std::function<void()>>& before) {
   if (!waits.empty() && waits.size() != fs.size())
     throw std::invalid_argument("timed_rounds: waits names " + std::to_string(waits.size()) + " calls of " +
                                 std::to_string(fs.size()));
+  if (!before.empty() && before.size() != fs.size())
+    throw std::invalid_argument("timed_rounds: before names " + std::to_string(before.size()) + " calls of " +
+                                std::to_string(fs.size()));
+  const std::function<void()>& own = peers().before_own();
+  const auto settle = [&](std::size_t k) {
+    if (!before.empty() && before[k])
+      before[k]();
+    else if (own)
+      own();
+  };
   std::vector<std::vector<double>> wall(fs.size()), gpu(fs.size());
   const CacheFlush& flush = cache_flush();
   for (const auto& f : fs) f();  // warm-up
@@ -193,6 +205,7 @@ Medians timed_rounds(benchmark::State& state, const Exec& exec, const std::vecto
       const std::size_t k = round_order(j, round, fs.size());
       exec.fence();
       flush(exec);
+      settle(k);
       Kokkos::Timer timer;
       fs[k]();
       if (waits.empty() || !waits[k]) exec.fence();
@@ -217,6 +230,7 @@ Medians timed_rounds(benchmark::State& state, const Exec& exec, const std::vecto
         const std::size_t k = round_order(j, i, fs.size());
         exec.fence();
         flush(exec);
+        settle(k);
         events.start(exec);
         fs[k]();
         events.stop(exec);

@@ -115,13 +115,18 @@ double median_seconds(const Exec& exec, const std::function<void()>& f, int reps
 /// events (CUDA), as many rounds again timed by events on exec (`gpu`: what the GPU spent from
 /// the call's first operation to its last, plus any wait for the host inside the call), in
 /// rounds of their own because recording events costs the host time.
+///
+/// `before` (empty, or one per call): untimed, after the flush and before the call: a peer's
+/// ScanPeer/SumPeer::before; a call without one waits as peers().before_own() says (the space's
+/// own calls, where a peer of another runtime shares the rounds).
 struct Medians {
   std::vector<double> wall;
   std::vector<double> gpu;
   int rounds = 0;
 };
 Medians timed_rounds(benchmark::State& state, const Exec& exec, const std::vector<std::function<void()>>& fs,
-                     bool device_clock = false, const std::vector<bool>& waits = {});
+                     bool device_clock = false, const std::vector<bool>& waits = {},
+                     const std::vector<std::function<void()>>& before = {});
 
 /// An empty launch on exec and its fence: the floor of any call's time on the backend.
 void empty_launch(const Exec& exec);

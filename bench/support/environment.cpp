@@ -113,7 +113,12 @@ Hardware device_info() {
 }
 
 const std::vector<int>& backend_threads_cpus() {
-  static const std::vector<int> cpus = threads_cpu_list(ExecutionSpace());
+  static const std::vector<int> cpus = [] {
+    if constexpr (impl::is_host_space_v<ExecutionSpace>)
+      return threads_cpu_list(ExecutionSpace());
+    else
+      return std::vector<int>{};  // a GPU's space: no host threads of its own
+  }();
   return cpus;
 }
 

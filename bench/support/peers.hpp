@@ -9,9 +9,11 @@
 // Where a peer is timed: in the rounds of kps' own call (Placement::rounds), interleaved with it,
 // so that every ratio is measured side by side; a backend folder places a peer of another
 // threading runtime there only where neither runtime's idle threads spin on the cores the other
-// needs (bench/host/peers.hpp: host_placement; on the 16-core node oneTBB beside 16 spinning
-// OpenMP threads ran at a fifth of its speed), and leaves it out elsewhere, saying why. Or alone
-// (Placement::alone): in rounds of its own call, for a peer that cannot share the rounds.
+// needs while a call runs (bench/host/peers.hpp: host_placement; on the 16-core node oneTBB beside
+// 16 spinning OpenMP threads ran at a fifth of its speed): each call first waits, untimed, for the
+// other runtime's idle threads to sleep (ScanPeer::before, Peers::before_own). Elsewhere it is
+// left out, saying why. Or alone (Placement::alone): in rounds of its own call, for a peer that
+// cannot share the rounds.
 #pragma once
 
 #include <cstddef>
@@ -40,6 +42,9 @@ struct ScanPeer {
   std::function<void(const Exec&, const T* in, T* out, std::size_t n)> exclusive;
   Placement placement = Placement::rounds;
   bool waits = false;  ///< returns only once its work is done (timed to its return: timed_rounds)
+  /// Untimed, before each of its timed calls (after the cache flush): a peer of another threading
+  /// runtime waits there for the benchmarks' space's idle threads to sleep (Peers::before_own).
+  std::function<void()> before;
 };
 
 /// A sum: the value returned to the host (`sum`: waits for it), and where the peer has one, the
@@ -54,6 +59,7 @@ struct SumPeer {
   /// points are compared with it: CUB's are; a host's one-thread loop, which takes 25 times a
   /// point's time at 2^24, is not.
   bool in_sweeps = false;
+  std::function<void()> before;  ///< as ScanPeer::before
 };
 
 /// Every peer of the build, by element type, in the providers' order.
@@ -78,6 +84,13 @@ class Peers {
     return std::get<std::vector<SumPeer<T>>>(sums_);
   }
   const std::vector<std::string>& notes() const { return notes_; }
+  /// Untimed, before each timed call of the rounds that has no `before` of its own (kps' calls,
+  /// the bounds, the peers of the space's own runtime): where a peer of another runtime shares
+  /// the rounds, its provider sets this to wait for that runtime's idle workers to sleep, so
+  /// that they spin on no core the call needs (and the peer's own `before` does the same for the
+  /// space's threads). Empty: nothing to wait for.
+  void set_before_own(std::function<void()> f) { before_own_ = std::move(f); }
+  const std::function<void()>& before_own() const { return before_own_; }
 
  private:
   template <template <class> class P>
@@ -86,6 +99,7 @@ class Peers {
   ByType<ScanPeer> scans_;
   ByType<SumPeer> sums_;
   std::vector<std::string> notes_;
+  std::function<void()> before_own_;
 };
 
 /// A backend folder's provider: adds the peers it has for Exec (none where they cannot run on it).
