@@ -11,6 +11,8 @@
 #
 # - KPS_SETUP_SLURM=1 also installs Slurm and munge (Debian's packages; CI asks for them) for the
 #   real-Slurm test, test/cluster/test_slurm_real.sh; the default set-up does not.
+# - KPS_SETUP_HIP=1 also installs Debian's HIP compiler (hipcc 5.2, for gfx90a and older; CI asks
+#   for it to compile the `hip` preset); the default set-up does not.
 #
 # Prints what it does; on failure prints one clear line saying what is missing.
 # Output: writes "$KPS_CACHE/env.sh", which the run and test commands source
@@ -117,6 +119,17 @@ if [ "${KPS_SETUP_SLURM:-0}" = 1 ]; then
     say "Slurm and munge (KPS_SETUP_SLURM=1): present"
   else
     apt_install slurmctld slurmd slurm-client munge
+  fi
+fi
+
+# --- HIP, only when asked (KPS_SETUP_HIP=1, as CI sets it) --------------------------------------
+# Debian 12's hipcc 5.2.3 (HIP 5.2, clang 15) and its device libraries, about 20 s: the `hip`
+# preset compiles for gfx90a with it (scripts/kokkos.sh --hip gfx90a builds its Kokkos).
+if [ "${KPS_SETUP_HIP:-0}" = 1 ]; then
+  if command -v hipcc >/dev/null; then
+    say "hipcc (KPS_SETUP_HIP=1): present"
+  else
+    apt_install hipcc libamdhip64-dev rocm-device-libs
   fi
 fi
 
