@@ -9,7 +9,8 @@
 # needs the GPU). Kokkos 5 and later build kps with C++20, older ones with C++17. Builds go to
 # build/matrix/kokkos-V[-threads|-hip-ARCH]; FILE (default build/matrix/matrix.md) gets one row per
 # version: Kokkos, backend, C++, built, tests passed, time. KPS_JOBS: build jobs (default: the
-# machine's cores); KPS_TEST_JOBS: tests at once (default 1).
+# machine's cores); KPS_TEST_JOBS: tests at once (default 1); KPS_MATRIX_CMAKE_ARGS: more configure
+# arguments (CI's HIP stage: -DKPS_ENABLE_TESTS=OFF).
 # Exit 0 when every version built (and passed), 1 otherwise, 2 on bad arguments.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -49,7 +50,7 @@ for v in "${versions[@]}"; do
   built=no tests="not run"
   if "$ROOT/scripts/kokkos.sh" "$v" "${kokkos_flags[@]}" --deps "$deps" >"$log" 2>&1; then
     prefix="$("$ROOT/scripts/kokkos.sh" "$v" "${kokkos_flags[@]}" --print-prefix)"
-    if (cd "$ROOT" && CMAKE_PREFIX_PATH="$prefix" cmake --preset "$preset" -B "$build" -DCMAKE_CXX_STANDARD=$std) >>"$log" 2>&1 &&
+    if (cd "$ROOT" && CMAKE_PREFIX_PATH="$prefix" cmake --preset "$preset" -B "$build" -DCMAKE_CXX_STANDARD=$std ${KPS_MATRIX_CMAKE_ARGS:-}) >>"$log" 2>&1 &&
        cmake --build "$build" -j "${KPS_JOBS:-$(nproc)}" >>"$log" 2>&1; then
       built=yes
       if [ -n "$hip_arch" ]; then
