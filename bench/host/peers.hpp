@@ -28,6 +28,9 @@ bool can_wait_until_asleep();
 /// space's threads (`space`), or that is not (`!space`: another runtime's workers), sleeps, for at
 /// most 200 ms (host/settle.cpp).
 void wait_until_asleep(bool space);
+/// An empty parallel region of the benchmarks' space, untimed: its idle threads, which may have
+/// fallen asleep meanwhile, spin again when the timed call starts, as a user's repeated calls find them.
+void wake_space();
 
 /// Where a host peer running on `runtime` ("none": the calling thread alone) is timed on Exec: in
 /// kps' rounds, or nowhere (nullopt, with the reason in `why`). Every host peer that is timed at

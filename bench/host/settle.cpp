@@ -7,8 +7,10 @@
 // OMP_WAIT_POLICY=passive nothing spins, but then every OpenMP call pays for waking its threads
 // (tens of microseconds under gVisor, four times the time of a sum of 2^20 int32): a user's
 // repeated calls find them awake. So each call runs as it would among its own kind: the
-// benchmarks' space's calls after the cache flush (a parallel region of the space's own, which
-// leaves its threads awake) once oneTBB's workers sleep; oneTBB's once the space's threads sleep.
+// benchmarks' space's calls once oneTBB's workers sleep and an empty region of the space's own has
+// woken its threads (the wait may outlast their spin); oneTBB's once the space's threads sleep.
+// The host study runs shorten libgomp's spin (GOMP_SPINCOUNT; KMP_BLOCKTIME for LLVM's runtime,
+// studies/*/study.json) so that the untimed waits stay short.
 // Linux: a thread's state is the third field of /proc/self/task/<tid>/stat.
 #include <dirent.h>
 #include <sys/syscall.h>
@@ -103,6 +105,16 @@ void wait_until_asleep(bool space) {
       }
     if (!any || clock::now() > limit) return;
     std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+void wake_space() {
+  if constexpr (kps::impl::is_host_space_v<Exec>) {
+    const Exec exec;
+    Kokkos::parallel_for(
+        "kps::bench::wake_space", Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(exec, 0, exec.concurrency()),
+        [](int) {});
+    exec.fence();
   }
 }
 

@@ -118,7 +118,10 @@ struct TbbCalls {
                           "tbb: oneTBB " + std::to_string(TBB_VERSION_MAJOR) + "." + std::to_string(TBB_VERSION_MINOR) +
                               ", " + std::to_string(Exec().concurrency()) + " threads" + how,
                           wait ? std::function<void()>([] { wait_until_asleep(true); }) : std::function<void()>());
-  if (wait && all.scans<std::int32_t>().size() > before) all.set_before_own([] { wait_until_asleep(false); });
+  if (wait && all.scans<std::int32_t>().size() > before) all.set_before_own([] {
+    wait_until_asleep(false);
+    wake_space();
+  });
 });
 
 }  // namespace

@@ -156,7 +156,8 @@ std::map<std::string, std::string> environment() {
       const char* v = std::getenv(name);
       return std::string(v && *v ? v : "unset");
     };
-    for (const char* name : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY"}) {
+    for (const char* name :
+         {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME"}) {
       std::string key = name;
       for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       env[key] = var(name);
