@@ -37,3 +37,16 @@ def test_a_miss_never_reads_as_the_target():
     recs = [rec("scan", "automatic", "int64", 1 << 25, ratio_to_cub=0.99963, ratio_to_cub_cccl=1.0004, seconds=1e-4)]
     md = targets.table(recs, "scan", "automatic", False, "cmd")
     assert "| int64 | 2^25 | 0.9996 ✗ | 1 |" in md
+
+
+def test_cpu_targets_openmp_and_serial():
+    recs = [rec("reduce", "tuned", "int64", 1 << 20, **{"GB/s": 90.0}, ratio_to_serial_loop=0.96, ratio_to_read=1.0),
+            rec("reduce", "tuned", "int64", 1 << 28, **{"GB/s": 9.0}, ratio_to_serial_loop=1.2, ratio_to_read=0.5)]
+    # On a parallel backend the peers' target is 1.0 and the read's 0.9 from 2^26: two misses.
+    md = targets.cpu_table(recs, "reduce", "tuned", "cmd", "OpenMP")
+    assert "1 of 3 targets met" in md
+    assert "| int64 | 2^20 | 90 | 0.96 | — | — | 0.96 ✗ (serial_loop) | 1 |" in md
+    # On Serial the one-thread loop's 0.95 is the one target; the bound is shown, not targeted.
+    md = targets.cpu_table(recs, "reduce", "tuned", "cmd", "Serial")
+    assert "2 of 2 targets met" in md
+    assert "/ best CPU peer (≥ 0.95)" in md and "| int64 | 2^28 | 9 | 1.2 | — | — | 1.2 (serial_loop) | 0.5 |" in md

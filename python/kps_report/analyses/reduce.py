@@ -141,7 +141,8 @@ def analyze(results, figures) -> str:
             if plots.save(figures.path(png), fig, ctx):
                 md.append(figures.link(png, f"{family}, {t}"))
     md.append(targets.table(ok, "reduce", "tuned", True, "./kps run --preset cuda --scale full --studies reduce"))
-    md.append(targets.cpu_table(ok, "reduce", "tuned", "./kps run --scale full --studies reduce"))
+    md.append(targets.cpu_table(ok, "reduce", "tuned", "./kps run --scale full --studies reduce",
+                                ctx.get("backend", "")))
     md.append(time_split(ok))
     md.append(writeback(ok))
     md.append(tuning_section(results, figures))

@@ -68,7 +68,8 @@ def analyze(results, figures) -> str:
                           + ", ".join(f"`{d.label}`" for d in derived)
                           + ") are its GB/s over its `ratio_to_*` counters, the peers' times in the same rounds.\n")
     md.append(targets.table(ok, "scan", "automatic", False, "./kps run --preset cuda --scale full --studies scan"))
-    md.append(targets.cpu_table(ok, "scan", "automatic", "./kps run --scale full --studies scan"))
+    md.append(targets.cpu_table(ok, "scan", "automatic", "./kps run --scale full --studies scan",
+                                ctx.get("backend", "")))
     md.append(active_warps(records))
     md.append(tile_sizes(ok, figures, ctx))
     md.append(streams(ok, figures, ctx))
