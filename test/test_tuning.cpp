@@ -273,7 +273,8 @@ TEST(TuningTableSelection, CommittedTablesParse) {
     }
   std::cout << "[ tuning  ] " << count << " committed tables in " << KPS_TUNING_TABLE_DIR << "\n";
 #endif
-  const auto& s = tuning_table(ExecutionSpace());
+  const ExecutionSpace space;
+  const auto& s = tuning_table(space);
   std::cout << "[ tuning  ] this device: " << s.note << "\n";
 }
 
@@ -284,7 +285,8 @@ TEST(TuningTableSelection, CommittedTablesParse) {
 TEST(TuningTableSelection, ActiveProcessTable) {
   using Exec = ExecutionSpace;
   const char* expect = std::getenv("KPS_TEST_REDUCE_TABLE_EXPECT");
-  const TuningSelection& s = tuning_table(Exec());
+  const Exec exec;
+  const TuningSelection& s = tuning_table(exec);
   for (std::size_t n : {std::size_t(0), std::size_t(1000), std::size_t(1) << 20}) {
     const ReducePolicy p = tuned_reduce_policy<double>(Exec(), n);
     const ReduceRow* row = s.find_reduce("double", n);

@@ -147,7 +147,8 @@ std::map<std::string, std::string> environment() {
   if (d.memory_clock_mhz > 0) env["device_memory_clock_mhz"] = std::to_string(static_cast<long>(d.memory_clock_mhz));
   if (!d.compute_capability.empty()) env["device_compute_capability"] = d.compute_capability;
   if (!d.driver.empty()) env["device_driver"] = d.driver;
-  const TuningSelection& tuning = tuning_table(ExecutionSpace());
+  const ExecutionSpace space;
+  const TuningSelection& tuning = tuning_table(space);
   env["kps_tuning_table"] = source_relative(tuning.note);
   if constexpr (impl::is_host_space_v<ExecutionSpace>) {
     // How the host's threads ran: the OpenMP settings (any host backend's process may run OpenMP
