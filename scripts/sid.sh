@@ -39,15 +39,11 @@ case "$chroot_dir" in /*) ;; *) chroot_dir="$PWD/$chroot_dir" ;; esac
 # build Kokkos 5.0.2 and that Kokkos Kernels (scripts/kokkos.sh).
 kk_archive="$deps/kokkos-kernels-4.7.00.tar.gz"
 hip_archives=("$deps/kokkos-$hip_kokkos.tar.gz" "$kk_archive")
-if [ -n "$hip_arch" ]; then
-  for a in "${hip_archives[@]}"; do
-    [ -f "$a" ] || die "--hip needs Kokkos $hip_kokkos's and Kokkos Kernels 4.7.00's source archives: no $a (--deps DIR)"
-  done
-fi
-[ "$host" = 0 ] || [ -f "$kk_archive" ] || die "the host build needs Kokkos Kernels 4.7.00's source archive: no $kk_archive (--deps DIR)"
 
-packages=(ca-certificates g++ cmake make git python3 libkokkos-dev libbenchmark-dev libgtest-dev
-          nlohmann-json3-dev libtbb-dev)
+# What scripts/setup.sh installs on Debian 12 (the suite's Python tests and the installed kps
+# command need matplotlib, pytest, pip, setuptools and wheel), and sid's Kokkos.
+packages=(ca-certificates g++ cmake make git python3 python3-matplotlib python3-pytest python3-pip
+          python3-setuptools python3-wheel libkokkos-dev libbenchmark-dev libgtest-dev nlohmann-json3-dev libtbb-dev)
 [ -z "$hip_arch" ] || packages+=(hipcc libamdhip64-dev)  # hipcc brings its clang and rocm-device-libs
 src=/kps/src
 tests_skipped='^kps\.(spack|report\.committed|cluster\.slurm_real|cluster\.slurm)$'
@@ -56,11 +52,18 @@ if [ "$dry" = 1 ]; then
   echo "chroot: $chroot_dir (debootstrap --variant=minbase sid from $mirror unless it exists)"
   echo "packages: ${packages[*]}"
   echo "source: the checkout's tracked files, copied to $src"
+  for a in "${hip_archives[@]}"; do [ -f "$a" ] || echo "missing: $a (--deps DIR)"; done
   [ "$host" = 0 ] || echo "host: Kokkos Kernels 4.7.00 against sid's Kokkos, cmake --preset host (C++20), build with $jobs jobs, ctest -E '$tests_skipped'"
   [ -z "$hip_arch" ] || echo "hip: Kokkos $hip_kokkos with HIP for $hip_arch (scripts/kokkos.sh), then cmake --preset hip, build"
   echo "rows: $out"
   exit 0
 fi
+if [ -n "$hip_arch" ]; then
+  for a in "${hip_archives[@]}"; do
+    [ -f "$a" ] || die "--hip needs Kokkos $hip_kokkos's and Kokkos Kernels 4.7.00's source archives: no $a (--deps DIR)"
+  done
+fi
+[ "$host" = 0 ] || [ -f "$kk_archive" ] || die "the host build needs Kokkos Kernels 4.7.00's source archive: no $kk_archive (--deps DIR)"
 
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot and mounts)"
 command -v chroot >/dev/null || die "no chroot on this machine"
