@@ -98,25 +98,24 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
     };
     if (const std::string error = check(scan, in_place); !error.empty()) return fail(state, variant + ": " + error);
 
-    // Every call of the rounds writes the variant's output, so each finds it as warm as the others
-    // do (the copy and the peers had their own buffer until on host backends, which do not flush the
-    // caches between calls, a peer writing right after the copy wrote found its lines in cache and
-    // kps' did not: Serial's scan of 2^22 int32 read 0.83 x the one-thread loop that way, 0.98-1.0 x
-    // writing one buffer). In place, the variant's output is its next input: the others write apart.
-    DeviceView<T> copy = in_place ? DeviceView<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n)
+    // Every call of the rounds writes the variant's output, so that none finds its output warmer
+    // in a cache than the others do (host backends flush nothing between calls; a peer that wrote a
+    // buffer of its own right after the copy had written it found its lines in cache). In place,
+    // the variant's output is its next input: the others write a buffer of their own.
+    DeviceView<T> dest = in_place ? DeviceView<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::copy"), n)
                                   : out;
     std::vector<std::function<void()>> calls{[&] { scan(in_place ? out : in, out); }};
     std::vector<bool> call_waits{waits};
     std::vector<std::function<void()>> call_before(1);
     const std::vector<ScanPeer<T>> others = peers ? round_peers<T>() : std::vector<ScanPeer<T>>{};
     if (peers) {
-      calls.push_back([&] { Kokkos::deep_copy(exec, copy, in); });
-      calls.push_back([&] { exclusive_scan(exec, in, copy, ScanAlgorithm::kokkos); });
+      calls.push_back([&] { Kokkos::deep_copy(exec, dest, in); });
+      calls.push_back([&] { exclusive_scan(exec, in, dest, ScanAlgorithm::kokkos); });
       calls.push_back([&] { empty_launch(exec); });  // fences itself: timed to its return
       call_waits.insert(call_waits.end(), {false, false, true});
       call_before.resize(calls.size());
       for (const auto& p : others) {
-        calls.push_back([&] { p.exclusive(exec, in.data(), copy.data(), n); });
+        calls.push_back([&] { p.exclusive(exec, in.data(), dest.data(), n); });
         call_waits.push_back(p.waits);
         call_before.push_back(p.before);
       }

@@ -77,8 +77,8 @@ log="$(dirname "$out")/sid.log"
 : >"$log"
 say() { echo "[sid] $*"; echo "[sid] $*" >>"$log"; }
 mounted=()
-cleanup() {
-  local m
+cleanup() {  # unmount in reverse order
+  local i
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null; done
 }
 trap cleanup EXIT

@@ -33,22 +33,27 @@ namespace {
 
 long this_tid() { return static_cast<long>(::syscall(SYS_gettid)); }
 
-/// The ids of the benchmarks' space's threads (one parallel region, a thread per index), asked once.
+/// f() once on each of the benchmarks' space's threads: one parallel region, an index per thread.
+template <class F>
+void on_each_space_thread(const char* label, const F& f) {
+  if constexpr (kps::impl::is_host_space_v<Exec>) {
+    const Exec exec;
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(exec, 0, exec.concurrency()),
+                         [&](int) { f(); });
+    exec.fence();
+  }
+}
+
+/// The ids of the benchmarks' space's threads, asked once.
 const std::set<long>& space_tids() {
   static const std::set<long> tids = [] {
     std::set<long> s;
-    if constexpr (kps::impl::is_host_space_v<Exec>) {
-      std::mutex m;
-      const Exec exec;
-      Kokkos::parallel_for(
-          "kps::bench::space_tids", Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(exec, 0, exec.concurrency()),
-          [&](int) {
-            const long t = this_tid();
-            const std::lock_guard<std::mutex> lock(m);
-            s.insert(t);
-          });
-      exec.fence();
-    }
+    std::mutex m;
+    on_each_space_thread("kps::bench::space_tids", [&] {
+      const long t = this_tid();
+      const std::lock_guard<std::mutex> lock(m);
+      s.insert(t);
+    });
     return s;
   }();
   return tids;
@@ -108,14 +113,6 @@ void wait_until_asleep(bool space) {
   }
 }
 
-void wake_space() {
-  if constexpr (kps::impl::is_host_space_v<Exec>) {
-    const Exec exec;
-    Kokkos::parallel_for(
-        "kps::bench::wake_space", Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(exec, 0, exec.concurrency()),
-        [](int) {});
-    exec.fence();
-  }
-}
+void wake_space() { on_each_space_thread("kps::bench::wake_space", [] {}); }
 
 }  // namespace kps::bench::host
