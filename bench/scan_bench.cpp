@@ -41,6 +41,18 @@ const std::vector<T>& cached_reference(const Kokkos::View<T*, Device>& in) {
   return ref;
 }
 
+/// A host copy of a scan's output for its check, into one buffer per type that stays allocated:
+/// a fresh 4 GiB vector per check (2^30 int32) spent seconds faulting its pages in, twice per
+/// point of the tuning sweep's hundreds.
+template <class T>
+const std::vector<T>& output_on_host(const Kokkos::View<T*, Device>& out) {
+  static std::vector<T> host;
+  host.resize(out.extent(0));
+  Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(host.data(), host.size());
+  Kokkos::deep_copy(h, out);
+  return host;
+}
+
 template <class T>
 void poison(const Kokkos::View<T*, Device>& v) {
   Kokkos::deep_copy(v, std::is_integral_v<T> ? T(-7) : T(NAN));
@@ -94,7 +106,7 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
       if (f_in_place) Kokkos::deep_copy(out, in);
       f(f_in_place ? out : in, out);
       exec.fence();
-      return compare(to_host(out), cached_reference(in));
+      return compare(output_on_host(out), cached_reference(in));
     };
     if (const std::string error = check(scan, in_place); !error.empty()) return fail(state, variant + ": " + error);
 
@@ -312,7 +324,9 @@ void register_type(const Options& o, std::size_t n) {
   // mid-size sweeps' optima and their neighbours; for 8-byte types also 160 x 32 and 224 x 16,
   // the best at 2^21..2^23 in results/h100-cuda/experiments/scan-packed-status), the look-back's
   // sleeps as the table's rows use them (none, 600 or 2400 ns before the first read, or 600 ns
-  // between polls) and no or a 64-tile L2 prefetch; scan_tune/kokkos/<type>/<N>, Kokkos' scan,
+  // between polls) and no or a 64-tile L2 prefetch, and with that prefetch the same points with
+  // the backend's streaming stores (.../prefetch:64/store:1: evict-first on CUDA, which leaves L2 to
+  // the prefetched input); scan_tune/kokkos/<type>/<N>, Kokkos' scan,
   // which the table picks where it is faster; and scan_tune/automatic/<type>/<N>, the table's
   // choice, which its verification compares with the optimum. Each point is timed alone, in rounds of its own call (the sweep
   // has hundreds).
@@ -320,14 +334,15 @@ void register_type(const Options& o, std::size_t n) {
     const std::vector<std::pair<int, int>> shapes =
         sizeof(T) <= 4 ? std::vector<std::pair<int, int>>{{128, 32}, {256, 32}, {128, 64}, {256, 16}, {512, 16}}
                        : std::vector<std::pair<int, int>>{{128, 16}, {256, 16}, {128, 32}, {160, 32}, {224, 16}};
-    std::vector<std::vector<std::int64_t>> points;
+    std::vector<std::vector<std::int64_t>> points, streaming;
     for (auto [team, items] : shapes)
       for (auto [delay, poll] : {std::pair{0, 0}, std::pair{600, 0}, std::pair{2400, 0}, std::pair{0, 600}})
         for (int ahead : {0, 64}) {
           SinglePassPolicy policy{team, items, TileLoad::staged, delay, poll};
           policy.prefetch_tiles = ahead;
-          if (kps::impl::single_pass_launchable<Exec, T>(Exec(), policy))
-            points.push_back({team, items, delay, poll, ahead});
+          if (!kps::impl::single_pass_launchable<Exec, T>(Exec(), policy)) continue;
+          points.push_back({team, items, delay, poll, ahead});
+          if (ahead > 0) streaming.push_back({team, items, delay, poll, ahead, 1});
         }
     add_single_pass_points<T>(
         "scan_tune/single_pass" + suffix, n, {"team", "items", "delay", "poll", "prefetch"}, points,
@@ -335,6 +350,16 @@ void register_type(const Options& o, std::size_t n) {
           SinglePassPolicy policy{int(s.range(0)), int(s.range(1)), TileLoad::staged, int(s.range(2)),
                                   int(s.range(3))};
           policy.prefetch_tiles = int(s.range(4));
+          return policy;
+        },
+        false);
+    add_single_pass_points<T>(
+        "scan_tune/single_pass" + suffix, n, {"team", "items", "delay", "poll", "prefetch", "store"}, streaming,
+        [](const benchmark::State& s) {
+          SinglePassPolicy policy{int(s.range(0)), int(s.range(1)), TileLoad::staged, int(s.range(2)),
+                                  int(s.range(3))};
+          policy.prefetch_tiles = int(s.range(4));
+          policy.store = s.range(5) ? TileStore::streaming : TileStore::cached;
           return policy;
         },
         false);

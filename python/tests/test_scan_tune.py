@@ -190,6 +190,27 @@ def test_cached_tiles_of_a_host_sweep_parse_and_make_rows_with_a_store():
     assert re.match(r"scan int32\s+\d+\s+\d+\s+single_pass\s+1\s+65536\s+cached\s+0\s+0\s+0\s+streaming\s", cached[-1])
 
 
+BS = ("single_pass", 256, 32, 2400, 0, 64, "staged", "streaming")
+
+
+def test_staged_points_with_streaming_stores_parse_and_make_rows_with_a_store():
+    times = {}
+    for n in SIZES:
+        times[("int32", n, B)] = 20.0
+        times[("int32", n, BS)] = 30.0 if n < SIZES[-1] else 15.0
+    assert name("int32", SIZES[0], B).endswith("/prefetch:64")
+    assert name("int32", SIZES[0], BS).endswith("/prefetch:64/store:1")
+    points, best, rows, _ = analyse(times)
+    assert best["int32"][SIZES[-1]][0] == tune.Choice(*BS)
+    assert best["int32"][SIZES[0]][0] == tune.Choice(*B)
+    lines = [l for l in tune.row_lines(rows, {t: "int32" for t in gbench.TYPES}) if l.startswith("scan int32")]
+    # ordinary stores: a GPU table's row of ten fields after `scan`; streaming: an eleventh
+    assert len(lines[0].split("#")[0].split()) == 11
+    assert re.match(r"scan int32\s+\d+\s+\d+\s+single_pass\s+256\s+32\s+staged\s+2400\s+0\s+64\s+streaming\s",
+                    lines[-1])
+    assert "streaming stores" in tune.Choice(*BS).label()
+
+
 def test_a_row_that_does_not_beat_its_neighbour_by_more_than_the_spread_is_merged():
     # At 2^17 alone B is best, by 2 % over A: within the 3 % tolerance, so A's row covers it.
     times = {}

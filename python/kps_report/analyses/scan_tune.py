@@ -38,7 +38,8 @@ FAMILY = "scan_tune"
 
 class Choice(tuple):
     """(algorithm, team, items, delay, poll, prefetch, load, store): the knobs of a table's scan
-    row (load: staged tiles on GPUs, cached tiles on host backends; store: how cached tiles write)."""
+    row (load: staged tiles on GPUs, cached tiles on host backends; store: how the tiles write,
+    ordinary or the backend's streaming stores)."""
 
     def __new__(cls, algorithm, team=0, items=0, delay=0, poll=0, prefetch=0, load="staged", store="cached"):
         return super().__new__(cls, (algorithm, int(team), int(items), int(delay), int(poll), int(prefetch), load,
@@ -69,6 +70,8 @@ class Choice(tuple):
             parts.append(f"poll {self.poll} ns")
         if self.prefetch:
             parts.append(f"prefetch {self.prefetch}")
+        if self.store == "streaming":
+            parts.append("streaming stores")
         return ", ".join(parts)
 
     def with_algorithm(self, algorithm):
@@ -80,7 +83,7 @@ class Choice(tuple):
         items = self.items or (64 if TYPE_SIZE[t] <= 4 else 32)  # (a Kokkos row without single-pass points: the rule's)
         line = (f"scan {t:<6} {lo:<9} {'inf' if hi is None else hi:<9} {self.algorithm:<12} {self.team:<4} "
                 f"{items:<5} {self.load:<6} {self.delay:<5} {self.poll:<4} {self.prefetch:<8}")
-        return line + (f" {self.store:<9}" if self.load == "cached" else "")
+        return line + (f" {self.store:<9}" if self.load == "cached" or self.store == "streaming" else "")
 
 
 KOKKOS = Choice("kokkos")
@@ -92,7 +95,7 @@ def benchmark_name(t, n, c):
     if c.load == "cached":
         return f"{FAMILY}/single_pass/{t}/{n}/team:{c.team}/items:{c.items}/store:{int(c.store == 'streaming')}"
     return (f"{FAMILY}/single_pass/{t}/{n}/team:{c.team}/items:{c.items}/delay:{c.delay}/poll:{c.poll}"
-            f"/prefetch:{c.prefetch}")
+            f"/prefetch:{c.prefetch}" + ("/store:1" if c.store == "streaming" else ""))
 
 
 def sweep_points(records):
@@ -108,11 +111,12 @@ def sweep_points(records):
             continue
         else:
             p = r.get("params", {})
-            if all(k in p for k in ("team", "items", "store")):  # a host's cached tiles
+            if all(k in p for k in ("team", "items", "delay", "poll", "prefetch")):  # a GPU's staged tiles
+                c = Choice("single_pass", p["team"], p["items"], p["delay"], p["poll"], p["prefetch"],
+                           store="streaming" if int(p.get("store", 0)) else "cached")
+            elif all(k in p for k in ("team", "items", "store")):  # a host's cached tiles
                 c = Choice("single_pass", p["team"], p["items"], load="cached",
                            store="streaming" if int(p["store"]) else "cached")
-            elif all(k in p for k in ("team", "items", "delay", "poll", "prefetch")):
-                c = Choice("single_pass", p["team"], p["items"], p["delay"], p["poll"], p["prefetch"])
             else:
                 continue
         out.setdefault(r["type"], {}).setdefault(r["n"], {})[c] = r["seconds"]
