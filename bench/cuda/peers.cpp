@@ -144,11 +144,11 @@ void add_peers(kps::bench::Peers& all) {
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     all.add(kps::bench::ScanPeer<T>{KPS_CUB_PEER_NAME, [](const Exec& e, const T* in, T* out, std::size_t n) {
                                       cub_exclusive_sum(e, in, out, n);
-                                    }});
+                                    }, kps::bench::Placement::rounds, false, {}});
     all.add(kps::bench::SumPeer<T>{KPS_CUB_PEER_NAME,
                                    [](const Exec& e, const T* x, std::size_t n) { return cub_sum(e, x, n); },
                                    [](const Exec& e, const T* x, std::size_t n, T* r) { cub_sum(e, x, r, n); },
-                                   kps::bench::Placement::rounds, true});
+                                   kps::bench::Placement::rounds, true, {}});
   }
 }
 
