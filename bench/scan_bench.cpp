@@ -324,9 +324,9 @@ void register_type(const Options& o, std::size_t n) {
   // mid-size sweeps' optima and their neighbours; for 8-byte types also 160 x 32 and 224 x 16,
   // the best at 2^21..2^23 in results/h100-cuda/experiments/scan-packed-status), the look-back's
   // sleeps as the table's rows use them (none, 600 or 2400 ns before the first read, or 600 ns
-  // between polls) and no or a 64-tile L2 prefetch, and with that prefetch the same points with
-  // the backend's streaming stores (.../prefetch:64/store:1: evict-first on CUDA, which leaves L2 to
-  // the prefetched input); scan_tune/kokkos/<type>/<N>, Kokkos' scan,
+  // between polls) and no or a 64-tile L2 prefetch (evict-first stores, SinglePassPolicy::store,
+  // gained nothing on the H200: results/h200-cuda/experiments/scan-evict-first-stores);
+  // scan_tune/kokkos/<type>/<N>, Kokkos' scan,
   // which the table picks where it is faster; and scan_tune/automatic/<type>/<N>, the table's
   // choice, which its verification compares with the optimum. Each point is timed alone, in rounds of its own call (the sweep
   // has hundreds).
@@ -334,15 +334,14 @@ void register_type(const Options& o, std::size_t n) {
     const std::vector<std::pair<int, int>> shapes =
         sizeof(T) <= 4 ? std::vector<std::pair<int, int>>{{128, 32}, {256, 32}, {128, 64}, {256, 16}, {512, 16}}
                        : std::vector<std::pair<int, int>>{{128, 16}, {256, 16}, {128, 32}, {160, 32}, {224, 16}};
-    std::vector<std::vector<std::int64_t>> points, streaming;
+    std::vector<std::vector<std::int64_t>> points;
     for (auto [team, items] : shapes)
       for (auto [delay, poll] : {std::pair{0, 0}, std::pair{600, 0}, std::pair{2400, 0}, std::pair{0, 600}})
         for (int ahead : {0, 64}) {
           SinglePassPolicy policy{team, items, TileLoad::staged, delay, poll};
           policy.prefetch_tiles = ahead;
-          if (!kps::impl::single_pass_launchable<Exec, T>(Exec(), policy)) continue;
-          points.push_back({team, items, delay, poll, ahead});
-          if (ahead > 0) streaming.push_back({team, items, delay, poll, ahead, 1});
+          if (kps::impl::single_pass_launchable<Exec, T>(Exec(), policy))
+            points.push_back({team, items, delay, poll, ahead});
         }
     add_single_pass_points<T>(
         "scan_tune/single_pass" + suffix, n, {"team", "items", "delay", "poll", "prefetch"}, points,
@@ -350,16 +349,6 @@ void register_type(const Options& o, std::size_t n) {
           SinglePassPolicy policy{int(s.range(0)), int(s.range(1)), TileLoad::staged, int(s.range(2)),
                                   int(s.range(3))};
           policy.prefetch_tiles = int(s.range(4));
-          return policy;
-        },
-        false);
-    add_single_pass_points<T>(
-        "scan_tune/single_pass" + suffix, n, {"team", "items", "delay", "poll", "prefetch", "store"}, streaming,
-        [](const benchmark::State& s) {
-          SinglePassPolicy policy{int(s.range(0)), int(s.range(1)), TileLoad::staged, int(s.range(2)),
-                                  int(s.range(3))};
-          policy.prefetch_tiles = int(s.range(4));
-          policy.store = s.range(5) ? TileStore::streaming : TileStore::cached;
           return policy;
         },
         false);
