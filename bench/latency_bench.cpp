@@ -1,6 +1,6 @@
 // bench/latency_bench.cpp — the latency-hiding study's fixtures (seeds 001 and 003):
 //   latency/<impl>/<math>/chains:<k>/threads:<T>/teams:<L>
-// impl: kokkos (kps::cos_loop, a TeamPolicy) or cuda (its native twin, CUDA builds only);
+// impl: kokkos (kps::bench::cos_loop, a TeamPolicy) or cuda (its native twin, CUDA builds only);
 // math: cosf or fast_cosf (where the backend has one); k independent chains per thread;
 // T threads per team from 32 to 1024 in steps of 32 on a GPU (powers of two on the host);
 // L teams: 1, sm, 2sm, 3sm where sm is the device's SM count (the host's concurrency).
@@ -18,14 +18,15 @@
 
 #include "support/common.hpp"
 #include "support/cos_calibration.hpp"
-#include "cuda/kokkos_launch.hpp"
-#include "cuda/native_kernels.hpp"
+#include "support/native.hpp"
 #include "kernels/cos_loop.hpp"
 #include "kps_models/latency_model.hpp"
 #include "kps_models/occupancy.hpp"
 
 namespace kps::bench {
 namespace latency_fixtures {
+
+using namespace kps::models;  // the occupancy and latency models (kps_models/)
 
 using Sums = CosSums;
 
@@ -34,31 +35,21 @@ const char* to_string(Impl i) { return i == Impl::kokkos ? "kokkos" : "cuda"; }
 
 void launch(Impl which, const CosLoopConfig& cfg, const Sums& out) {
   if (which == Impl::kokkos) return cos_loop(Exec(), cfg, out);
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) return kps::cuda::cos_loop_native(Exec(), cfg, out.data());
-#endif
-  throw std::invalid_argument("latency bench: no native twin on this backend");
+  Native<Exec>::cos_loop(Exec(), cfg, out.data());
 }
 
-/// Registers per thread of the kernel a launch runs (0 where unknown: host backends).
+/// Registers per thread of the kernel a launch runs (0 where the backend does not say: host backends).
 int registers(Impl which, int chains, CosMath math) {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    if (which == Impl::cuda) return kps::cuda::cos_loop_native_attributes(chains, math).registers;
-    auto of = [&](auto functor) {
-      using F = decltype(functor);
-      return kps::cuda::kokkos_team_for_attributes<F, Kokkos::TeamPolicy<Exec>>(Exec()).registers;
-    };
-    const bool fast = math == CosMath::fast;
-    switch (chains) {
-      case 1: return fast ? of(impl::CosLoop<Exec, 1, CosMath::fast>{}) : of(impl::CosLoop<Exec, 1, CosMath::accurate>{});
-      case 2: return fast ? of(impl::CosLoop<Exec, 2, CosMath::fast>{}) : of(impl::CosLoop<Exec, 2, CosMath::accurate>{});
-      default: return fast ? of(impl::CosLoop<Exec, 4, CosMath::fast>{}) : of(impl::CosLoop<Exec, 4, CosMath::accurate>{});
-    }
+  if (which == Impl::cuda) return Native<Exec>::cos_loop_attributes(chains, math).registers;
+  auto of = [&](auto functor) {
+    return Native<Exec>::template team_for_attributes<decltype(functor), Kokkos::TeamPolicy<Exec>>().registers;
+  };
+  const bool fast = math == CosMath::fast;
+  switch (chains) {
+    case 1: return fast ? of(kernels::CosLoop<Exec, 1, CosMath::fast>{}) : of(kernels::CosLoop<Exec, 1, CosMath::accurate>{});
+    case 2: return fast ? of(kernels::CosLoop<Exec, 2, CosMath::fast>{}) : of(kernels::CosLoop<Exec, 2, CosMath::accurate>{});
+    default: return fast ? of(kernels::CosLoop<Exec, 4, CosMath::fast>{}) : of(kernels::CosLoop<Exec, 4, CosMath::accurate>{});
   }
-#endif
-  (void)which, (void)chains, (void)math;
-  return 0;
 }
 
 /// The model of one kernel (impl, math, chains), calibrated once per process on its two named points.
@@ -131,55 +122,49 @@ void run(benchmark::State& state, const Options& o, const Point& p) {
 /// SM, the busiest scheduler's warps measured (over all SMs) and as the model counts them, and
 /// the label lists the warp slots of each block on the fullest SM.
 void run_placement(benchmark::State& state, const Options& o, int team_size, int teams_per_sm) {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    try {
-      const int blocks = teams_per_sm * o.device.compute_units;
-      kps::cuda::BlockPlacement p;
-      for (auto _ : state) {
-        Kokkos::Timer timer;
-        p = kps::cuda::block_placement(Exec(), blocks, team_size, 1 << 20);
-        state.SetIterationTime(timer.seconds());
-      }
-      const LatencyDevice dev{};
-      std::vector<int> per_sm(static_cast<std::size_t>(p.sms), 0);
-      std::vector<int> per_scheduler(static_cast<std::size_t>(p.sms) * dev.schedulers_per_sm, 0);
-      for (int b = 0; b < blocks; ++b) {
-        ++per_sm[p.sm[b]];
-        for (int w = 0; w < p.warps_per_block; ++w)
-          ++per_scheduler[std::size_t(p.sm[b]) * dev.schedulers_per_sm +
-                          p.warp_slot[std::size_t(b) * p.warps_per_block + w] % dev.schedulers_per_sm];
-      }
-      const auto [lo, hi] = std::minmax_element(per_sm.begin(), per_sm.end());
-      const int fullest = static_cast<int>(hi - per_sm.begin());
-      std::string slots;
-      for (int b = 0; b < blocks; ++b)
-        if (p.sm[b] == fullest) {
-          slots += slots.empty() ? "" : " | ";
-          for (int w = 0; w < p.warps_per_block; ++w)
-            slots += (w ? "," : "") + std::to_string(p.warp_slot[std::size_t(b) * p.warps_per_block + w]);
-        }
-      state.SetLabel("warp slots of each block on SM " + std::to_string(fullest) + ": " + slots);
-      state.counters["team_size"] = team_size;
-      state.counters["league"] = blocks;
-      state.counters["max_blocks_on_one_sm"] = *hi;
-      state.counters["min_blocks_on_one_sm"] = *lo;
-      state.counters["busiest_scheduler_warps_measured"] = *std::max_element(per_scheduler.begin(), per_scheduler.end());
-      state.counters["busiest_scheduler_warps"] = busiest_scheduler_warps(dev, *hi, team_size);
-      return;
-    } catch (const std::exception& e) {
-      return fail(state, e.what());
+  try {
+    const int blocks = teams_per_sm * o.device.compute_units;
+    BlockPlacement p;
+    for (auto _ : state) {
+      Kokkos::Timer timer;
+      p = Native<Exec>::block_placement(Exec(), blocks, team_size, 1 << 20);
+      state.SetIterationTime(timer.seconds());
     }
+    const LatencyDevice dev{};
+    std::vector<int> per_sm(static_cast<std::size_t>(p.sms), 0);
+    std::vector<int> per_scheduler(static_cast<std::size_t>(p.sms) * dev.schedulers_per_sm, 0);
+    for (int b = 0; b < blocks; ++b) {
+      ++per_sm[p.sm[b]];
+      for (int w = 0; w < p.warps_per_block; ++w)
+        ++per_scheduler[std::size_t(p.sm[b]) * dev.schedulers_per_sm +
+                        p.warp_slot[std::size_t(b) * p.warps_per_block + w] % dev.schedulers_per_sm];
+    }
+    const auto [lo, hi] = std::minmax_element(per_sm.begin(), per_sm.end());
+    const int fullest = static_cast<int>(hi - per_sm.begin());
+    std::string slots;
+    for (int b = 0; b < blocks; ++b)
+      if (p.sm[b] == fullest) {
+        slots += slots.empty() ? "" : " | ";
+        for (int w = 0; w < p.warps_per_block; ++w)
+          slots += (w ? "," : "") + std::to_string(p.warp_slot[std::size_t(b) * p.warps_per_block + w]);
+      }
+    state.SetLabel("warp slots of each block on SM " + std::to_string(fullest) + ": " + slots);
+    state.counters["team_size"] = team_size;
+    state.counters["league"] = blocks;
+    state.counters["max_blocks_on_one_sm"] = *hi;
+    state.counters["min_blocks_on_one_sm"] = *lo;
+    state.counters["busiest_scheduler_warps_measured"] = *std::max_element(per_scheduler.begin(), per_scheduler.end());
+    state.counters["busiest_scheduler_warps"] = busiest_scheduler_warps(dev, *hi, team_size);
+    return;
+  } catch (const std::exception& e) {
+    return fail(state, e.what());
   }
-#endif
-  (void)o, (void)team_size, (void)teams_per_sm;
-  fail(state, "no placement probe on this backend");
 }
 
 void register_latency(const Options& o) {
   std::vector<int> team_sizes;
   if (o.host) {
-    const int team_max = Kokkos::TeamPolicy<Exec>(1, 1).team_size_max(impl::CosLoop<Exec, 1, CosMath::accurate>{},
+    const int team_max = Kokkos::TeamPolicy<Exec>(1, 1).team_size_max(kernels::CosLoop<Exec, 1, CosMath::accurate>{},
                                                                        Kokkos::ParallelForTag{});
     for (int t = 1; t <= team_max; t *= 2) team_sizes.push_back(t);
   } else {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,11 +64,15 @@ bool json_file_output(int argc, char** argv) {
   return out && json;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+/// kps' own flags, taken out of argv (Google Benchmark's stay).
+struct KpsArgs {
   std::string sizes_text, types_text = "int32,int64,float,double", iterations_text;
   bool have_sizes = false, context_only = false;
+};
+
+/// Takes kps' flags out of argv; an exit status where the program is done (help) or the
+/// arguments are bad, else nothing.
+std::optional<int> take_kps_args(int& argc, char** argv, KpsArgs& a) {
   for (int i = 1; i < argc;) {
     std::string v;
     if (std::strcmp(argv[i], "--kps_help") == 0) {
@@ -84,16 +89,16 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (std::strcmp(argv[i], "--kps_context") == 0) {
-      context_only = true;
+      a.context_only = true;
       for (int j = i; j < argc - 1; ++j) argv[j] = argv[j + 1];
       --argc;
     } else if (take_flag(argc, argv, i, "--kps_sizes", v)) {
-      sizes_text = v;
-      have_sizes = true;
+      a.sizes_text = v;
+      a.have_sizes = true;
     } else if (take_flag(argc, argv, i, "--kps_types", v)) {
-      types_text = v;
+      a.types_text = v;
     } else if (take_flag(argc, argv, i, "--kps_iterations", v)) {
-      iterations_text = v;
+      a.iterations_text = v;
     } else if (std::strncmp(argv[i], "--kps_", 6) == 0) {
       std::cerr << "kps-bench: unknown option " << argv[i] << " (kps-bench --help lists the options)\n";
       return 2;
@@ -101,16 +106,57 @@ int main(int argc, char** argv) {
       ++i;
     }
   }
+  return std::nullopt;
+}
 
-  const std::string why = kps::preflight();
+/// The sweep's options from kps' flags and the device (Kokkos initialized); throws
+/// std::invalid_argument with a one-line reason for a bad value.
+kps::bench::Options make_options(const KpsArgs& a) {
+  kps::bench::Options options;
+  const kps::Hardware device = kps::bench::device_info();
+  options.memory_bytes = device.memory_bytes;
+  options.host = kps::impl::is_host_space_v<kps::bench::Exec>;
+  options.device = device;
+  options.iterations = options.host ? 4096 : 65536;
+  if (!a.iterations_text.empty()) {
+    std::size_t used = 0;
+    long long it = -1;
+    try {
+      it = std::stoll(a.iterations_text, &used);
+    } catch (const std::exception&) {
+    }
+    if (used != a.iterations_text.size() || it < 1 || it > (1ll << 40))
+      throw std::invalid_argument("--kps_iterations must be an integer from 1 to 2^40, not '" + a.iterations_text + "'");
+    options.iterations = it;
+  }
+  options.sizes = kps::bench::parse_sizes(a.have_sizes ? a.sizes_text : (options.host ? "2^10..2^20:4" : "2^10..2^30:4"));
+  std::size_t start = 0;
+  while (start <= a.types_text.size()) {
+    const std::size_t comma = std::min(a.types_text.find(',', start), a.types_text.size());
+    const std::string t = a.types_text.substr(start, comma - start);
+    if (t != "int32" && t != "int64" && t != "float" && t != "double")
+      throw std::invalid_argument("unknown element type '" + t + "' (int32, int64, float, double)");
+    options.types.push_back(t);
+    start = comma + 1;
+  }
+  return options;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  KpsArgs args;
+  if (const std::optional<int> done = take_kps_args(argc, argv, args)) return *done;
+
+  const std::string why = kps::bench::preflight();
   if (!why.empty()) {
     std::cerr << "kps-bench: " << why << "\n";
     return 3;
   }
 
   Kokkos::ScopeGuard kokkos(argc, argv);
-  if (context_only) {
-    const nlohmann::ordered_json context(kps::environment());  // keys sorted (a std::map)
+  if (args.context_only) {
+    const nlohmann::ordered_json context(kps::bench::environment());  // keys sorted (a std::map)
     std::cout << context.dump(2) << "\n";
     return 0;
   }
@@ -118,41 +164,15 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 
-  kps::bench::Options options;
-  const kps::Hardware device = kps::device_info();
-  options.memory_bytes = device.memory_bytes;
-  options.host = kps::impl::is_host_space_v<kps::bench::Exec>;
-  options.device = device;
   try {
-    options.iterations = options.host ? 4096 : 65536;
-    if (!iterations_text.empty()) {
-      std::size_t used = 0;
-      long long it = -1;
-      try {
-        it = std::stoll(iterations_text, &used);
-      } catch (const std::exception&) {
-      }
-      if (used != iterations_text.size() || it < 1 || it > (1ll << 40))
-        throw std::invalid_argument("--kps_iterations must be an integer from 1 to 2^40, not '" + iterations_text + "'");
-      options.iterations = it;
-    }
-    options.sizes = kps::bench::parse_sizes(have_sizes ? sizes_text : (options.host ? "2^10..2^20:4" : "2^10..2^30:4"));
-    std::size_t start = 0;
-    while (start <= types_text.size()) {
-      const std::size_t comma = std::min(types_text.find(',', start), types_text.size());
-      const std::string t = types_text.substr(start, comma - start);
-      if (t != "int32" && t != "int64" && t != "float" && t != "double")
-        throw std::invalid_argument("unknown element type '" + t + "' (int32, int64, float, double)");
-      options.types.push_back(t);
-      start = comma + 1;
-    }
+    const kps::bench::Options options = make_options(args);
     for (auto r : kps::bench::registrars()) r(options);
   } catch (const std::exception& e) {
     std::cerr << "kps-bench: " << e.what() << "\n";
     return 2;
   }
 
-  for (const auto& [key, value] : kps::environment()) benchmark::AddCustomContext(key, value);
+  for (const auto& [key, value] : kps::bench::environment()) benchmark::AddCustomContext(key, value);
   // The peers this build times, and those it left out and why (said once here, and in the JSON).
   benchmark::AddCustomContext("kps_peers", kps::bench::peers_summary());
   if (const std::string notes = kps::bench::peer_notes(); !notes.empty()) {
@@ -164,8 +184,8 @@ int main(int argc, char** argv) {
       flush_file ? benchmark::RunSpecifiedBenchmarks(nullptr, &file_reporter) : benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (ran == 0) {
-    std::cerr << "kps-bench: no benchmark matches --benchmark_filter (sizes " << (have_sizes ? sizes_text : "default")
-              << ", types " << types_text << "; --benchmark_list_tests lists the names)\n";
+    std::cerr << "kps-bench: no benchmark matches --benchmark_filter (sizes " << (args.have_sizes ? args.sizes_text : "default")
+              << ", types " << args.types_text << "; --benchmark_list_tests lists the names)\n";
     return 2;
   }
   if (kps::bench::any_failure()) {

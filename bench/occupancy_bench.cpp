@@ -19,16 +19,17 @@
 #include <tuple>
 
 #include "support/common.hpp"
-#include "cuda/kokkos_launch.hpp"
-#include "cuda/native_kernels.hpp"
+#include "support/native.hpp"
 #include "kps_models/occupancy.hpp"
 #include "kernels/spin.hpp"
 
 namespace kps::bench {
 namespace occupancy_fixtures {
 
+using namespace kps::models;  // the occupancy and latency models (kps_models/)
+
 using Ticks = Kokkos::View<long long*, Exec::memory_space>;
-using SpinFunctor = impl::SpinTeams<Exec, Kokkos::LaunchBounds<0, 0>>;
+using SpinFunctor = kernels::SpinTeams<Exec, Kokkos::LaunchBounds<0, 0>>;
 
 /// The portable register-pressure variants: `live` values kept live across the spin, with and
 /// without Kokkos::LaunchBounds<MaxThreads, MinBlocks>.
@@ -56,18 +57,18 @@ struct Type {
 template <class F>
 auto with_bounds(Bounds b, F&& f) {
   switch (b) {
-    case Bounds::b1024x1: return f(Type<impl::SpinTeams<Exec, Kokkos::LaunchBounds<1024, 1>, live_values>>{});
-    case Bounds::b512x2: return f(Type<impl::SpinTeams<Exec, Kokkos::LaunchBounds<512, 2>, live_values>>{});
-    case Bounds::b256x4: return f(Type<impl::SpinTeams<Exec, Kokkos::LaunchBounds<256, 4>, live_values>>{});
-    case Bounds::b256x8: return f(Type<impl::SpinTeams<Exec, Kokkos::LaunchBounds<256, 8>, live_values>>{});
-    default: return f(Type<impl::SpinTeams<Exec, Kokkos::LaunchBounds<0, 0>, live_values>>{});
+    case Bounds::b1024x1: return f(Type<kernels::SpinTeams<Exec, Kokkos::LaunchBounds<1024, 1>, live_values>>{});
+    case Bounds::b512x2: return f(Type<kernels::SpinTeams<Exec, Kokkos::LaunchBounds<512, 2>, live_values>>{});
+    case Bounds::b256x4: return f(Type<kernels::SpinTeams<Exec, Kokkos::LaunchBounds<256, 4>, live_values>>{});
+    case Bounds::b256x8: return f(Type<kernels::SpinTeams<Exec, Kokkos::LaunchBounds<256, 8>, live_values>>{});
+    default: return f(Type<kernels::SpinTeams<Exec, Kokkos::LaunchBounds<0, 0>, live_values>>{});
   }
 }
 
 template <class Functor>
 struct BoundsOf;
 template <class E, unsigned T, unsigned B, int L>
-struct BoundsOf<impl::SpinTeams<E, Kokkos::LaunchBounds<T, B>, L>> {
+struct BoundsOf<kernels::SpinTeams<E, Kokkos::LaunchBounds<T, B>, L>> {
   static constexpr unsigned max_threads = T, min_blocks = B;
   static constexpr int live = L;
 };
@@ -98,12 +99,7 @@ void launch(const Options& o, const Launch& l, const Ticks& out) {
       spin_teams<B::max_threads, B::min_blocks, B::live>(Exec(), cfg, out);
     });
   if (!l.native()) return spin_teams(Exec(), cfg, out);
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
-    return kps::cuda::spin_native(Exec(), l.registers, static_cast<int>(l.blocks), l.threads, spin_ticks(o), l.smem,
-                                  out.data());
-#endif
-  throw std::invalid_argument("occupancy bench: no native spin on this backend");
+  Native<Exec>::spin(Exec(), l.registers, static_cast<int>(l.blocks), l.threads, spin_ticks(o), l.smem, out.data());
 }
 
 /// The one-block time of a kernel (median of 7), the unit of measured waves.
@@ -141,28 +137,24 @@ void kokkos_desired_occupancy_request(const DeviceLimits& d, KernelResources& k,
   k.carveout_percent = static_cast<int>(std::min<std::size_t>(carveout, 100));
 }
 
-/// What the model needs of the kernel: registers and static shared memory (CUDA builds), and
-/// what Kokkos adds for a desired occupancy.
+/// What the model needs of the kernel: registers and static shared memory (where the backend
+/// says: Native<Exec>::has_attributes), and what Kokkos adds for a desired occupancy.
 KernelResources resources(const Options& o, const Launch& l) {
   KernelResources k{l.threads, 0, 0, l.smem};
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    kps::cuda::KernelAttributes a;
-    if (l.native())
-      a = kps::cuda::spin_native_attributes(l.registers);
-    else if (l.pressure)
-      a = with_bounds(l.bounds, [](auto type) {
-        using F = typename decltype(type)::type;
-        return kps::cuda::kokkos_team_for_attributes<F, typename F::Policy>(Exec());
-      });
-    else
-      a = kps::cuda::kokkos_team_for_attributes<SpinFunctor, SpinFunctor::Policy>(Exec());
-    k.registers_per_thread = a.registers;
-    k.static_smem = a.static_smem;
-    if (l.desired > 0) kokkos_desired_occupancy_request(limits_for(o.device.compute_capability), k, l.desired);
-  }
-#endif
-  (void)o;
+  if (!Native<Exec>::has_attributes) return k;
+  KernelAttributes a;
+  if (l.native())
+    a = Native<Exec>::spin_attributes(l.registers);
+  else if (l.pressure)
+    a = with_bounds(l.bounds, [](auto type) {
+      using F = typename decltype(type)::type;
+      return Native<Exec>::team_for_attributes<F, typename F::Policy>();
+    });
+  else
+    a = Native<Exec>::team_for_attributes<SpinFunctor, SpinFunctor::Policy>();
+  k.registers_per_thread = a.registers;
+  k.static_smem = a.static_smem;
+  if (l.desired > 0) kokkos_desired_occupancy_request(limits_for(o.device.compute_capability), k, l.desired);
   return k;
 }
 
@@ -197,11 +189,8 @@ void run(benchmark::State& state, const Options& o, const Launch& l) {
     state.counters["predicted_waves"] = static_cast<double>(waves(r, l.blocks, o.device.compute_units));
     state.counters["occupancy"] = r.occupancy;
     for (const std::string& limiter : r.limiters) state.counters["limiter_" + limiter] = 1;
-#if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
-      if (l.native())
-        state.counters["runtime_blocks_per_sm"] = kps::cuda::spin_native_max_active_blocks(l.registers, l.threads, l.smem);
-#endif
+    if (l.native())
+      state.counters["runtime_blocks_per_sm"] = Native<Exec>::spin_max_active_blocks(l.registers, l.threads, l.smem);
   } catch (const std::exception& e) {
     fail(state, e.what());
   }
@@ -220,13 +209,8 @@ std::string blocks_name(long long blocks, int sms) {
   return std::to_string(blocks);
 }
 
-/// spin_native's register variants (CUDA builds), none elsewhere.
-std::vector<int> register_variants() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) return kps::cuda::spin_register_variants();
-#endif
-  return {};
-}
+/// The native spin's register variants (Native<Exec>: none where the backend has no native spin).
+std::vector<int> register_variants() { return Native<Exec>::spin_register_variants(); }
 
 /// Whether a launch can run at all (the sweeps skip what the backend refuses: more team
 /// scratch than Kokkos allows, more threads than a register-heavy kernel can launch).
@@ -242,11 +226,7 @@ bool launchable(const Launch& l) {
       return l.threads <= typename F::Policy(1, 1).team_size_max(functor, Kokkos::ParallelForTag{});
     });
   if (!l.native()) return l.smem <= static_cast<std::size_t>(SpinFunctor::Policy::scratch_size_max(0));
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
-    return l.threads <= kps::cuda::spin_native_attributes(l.registers).max_threads_per_block;
-#endif
-  return true;
+  return l.threads <= Native<Exec>::spin_attributes(l.registers).max_threads_per_block;
 }
 
 void register_occupancy(const Options& o) {

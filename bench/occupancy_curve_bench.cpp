@@ -2,7 +2,7 @@
 // compute-bound and a memory-bound kernel, with the occupancy set portably through Kokkos team
 // scratch, and the models' prediction of the occupancy beyond which nothing is gained.
 //   occupancy_curve/cos/<math>/threads:128/blocks_per_sm:<b>         the latency study's cos
-//       loop (impl::CosLoop, one chain), b = 1..16;
+//       loop (kernels::CosLoop, one chain), b = 1..16;
 //   occupancy_curve/reduce/int32/<N>/threads:<T>/blocks_per_sm:<b>   the reduction's kernel
 //       (impl::ReduceKernel, its grid-stride loop; league one wave of b x SMs), T = 128, 256,
 //       b = 1..2048/T.
@@ -23,7 +23,7 @@
 // and the models (kps_models/occupancy_curve.hpp): predicted_ms, prediction_error = predicted /
 // measured - 1, predicted_plateau_occupancy and their calibrated constants, so the analysis
 // recomputes everything from the JSON. Cos loop: the latency model calibrated, as in the
-// latency study, on one warp alone and one 1024-thread team (kps::cos_loop, same process).
+// latency study, on one warp alone and one 1024-thread team (kps::bench::cos_loop, same process).
 // Reduction: Little's law calibrated on the lowest (b = 1) and highest point of its curve.
 // Every result is checked: every thread's cos sum against one thread alone, the sum against an
 // exact host reference. On host backends a few points run without model claims.
@@ -37,7 +37,7 @@
 #include "support/checks.hpp"
 #include "support/common.hpp"
 #include "support/cos_calibration.hpp"
-#include "cuda/kokkos_launch.hpp"
+#include "support/native.hpp"
 #include "kps/reduce/dispatch.hpp"
 #include "kernels/cos_loop.hpp"
 #include "kps_models/latency_model.hpp"
@@ -48,12 +48,14 @@ namespace kps::bench {
 // Named (not anonymous): nvcc cannot launch kernels on lambdas of anonymous namespaces.
 namespace occupancy_curve_fixtures {
 
+using namespace kps::models;  // the occupancy and latency models (kps_models/)
+
 using Policy = Kokkos::TeamPolicy<Exec>;
 using Sums = CosSums;
 using Data = decltype(random_view<std::int32_t>(std::string(), 0, 0));
 using Load = impl::SumLoad<std::int32_t>;
 template <CosMath Math>
-using Cos = impl::CosLoop<Exec, 1, Math>;
+using Cos = kernels::CosLoop<Exec, 1, Math>;
 template <int V>
 using Reduce = impl::ReduceKernel<Exec, std::int32_t, V, Load>;
 
@@ -135,61 +137,23 @@ struct Resources {
   int runtime_blocks = -1; // cudaOccupancyMaxActiveBlocksPerMultiprocessor with the scratch; -1: unknown
 };
 
-#if defined(KOKKOS_ENABLE_CUDA)
-// Templates on the execution space E, instantiated only where kps runs on Kokkos::Cuda (a CUDA
-// build may run a host space: KPS_EXECUTION_SPACE).
-namespace cuda_side {
-
-/// The resources of the kernel behind Launch (kps/cuda/kokkos_launch.hpp) and the runtime's count.
-template <class Launch>
-Resources of(int team_size, std::size_t scratch) {
-  const kps::cuda::KernelAttributes a = kps::cuda::launch_attributes<Launch>(Kokkos::Cuda());
-  Resources r;
-  r.kernel = KernelResources{team_size, a.registers, a.static_smem, kokkos_team_shmem(team_size)};
-  r.runtime_blocks = kps::cuda::launch_max_active_blocks<Launch>(team_size, r.kernel.dynamic_smem + scratch);
-  return r;
-}
-
-template <class E>
-Resources cos_resources(CosMath math, int team_size, std::size_t scratch) {
-  using Policy = Kokkos::TeamPolicy<E>;
-  return math == CosMath::fast
-             ? of<kps::cuda::TeamForLaunch<impl::CosLoop<E, 1, CosMath::fast>, Policy>>(team_size, scratch)
-             : of<kps::cuda::TeamForLaunch<impl::CosLoop<E, 1, CosMath::accurate>, Policy>>(team_size, scratch);
-}
-
-template <class E>
-Resources reduce_resources(int v, int team_size, std::size_t scratch) {
-#if KOKKOS_VERSION >= 40100
-  auto get = [&](auto width) {
-    using Kernel = impl::ReduceKernel<E, std::int32_t, decltype(width)::value, Load>;
-    return of<kps::cuda::TeamReduceLaunch<Kernel, Kokkos::TeamPolicy<E>, std::int32_t>>(team_size, scratch);
-  };
-  switch (v) {
-    case 4: return get(std::integral_constant<int, 4>{});
-    case 2: return get(std::integral_constant<int, 2>{});
-    default: return get(std::integral_constant<int, 1>{});
-  }
-#else
-  (void)v, (void)team_size, (void)scratch;
-  throw std::runtime_error("occupancy curve: reading the registers of a Kokkos reduction kernel needs Kokkos 4.1 or "
-                           "later (cuobjdump --dump-resource-usage kps-bench shows them)");
-#endif
-}
-
-}  // namespace cuda_side
-#endif
-
-/// The kernel of a point with `scratch` bytes of team scratch (GPU backends).
-template <class E = Exec>
+/// The kernel of a point with `scratch` bytes of team scratch (where the backend says:
+/// Native<Exec>::has_attributes).
 Resources resources(const Point& p, int v, std::size_t scratch) {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<E, Kokkos::Cuda>)
-    return p.kernel == Kernel::reduce ? cuda_side::reduce_resources<E>(v, p.team_size, scratch)
-                                      : cuda_side::cos_resources<E>(math_of(p.kernel), p.team_size, scratch);
-#endif
-  (void)p, (void)v, (void)scratch;
-  throw std::invalid_argument("occupancy curve: no kernel resources on this backend");
+  const std::size_t dynamic = kokkos_team_shmem(p.team_size);
+  const auto of = [&](const LaunchResources& l) {
+    return Resources{KernelResources{p.team_size, l.attributes.registers, l.attributes.static_smem, dynamic},
+                     l.runtime_blocks};
+  };
+  if (p.kernel != Kernel::reduce)
+    return of(math_of(p.kernel) == CosMath::fast
+                  ? Native<Exec>::team_for_resources<Cos<CosMath::fast>, Policy>(p.team_size, dynamic + scratch)
+                  : Native<Exec>::team_for_resources<Cos<CosMath::accurate>, Policy>(p.team_size, dynamic + scratch));
+  switch (v) {
+    case 4: return of(Native<Exec>::team_reduce_resources<Reduce<4>, Policy, std::int32_t>(p.team_size, dynamic + scratch));
+    case 2: return of(Native<Exec>::team_reduce_resources<Reduce<2>, Policy, std::int32_t>(p.team_size, dynamic + scratch));
+    default: return of(Native<Exec>::team_reduce_resources<Reduce<1>, Policy, std::int32_t>(p.team_size, dynamic + scratch));
+  }
 }
 
 /// The point's team scratch: exactly `blocks` teams per SM where shared memory can make it so,
@@ -240,7 +204,7 @@ std::size_t scratch_for(const Options& o, const Point& p, int v) {
 // References and calibrations, once per process.
 
 /// The latency model of the one-chain cos loop (cos_calibration.hpp: the latency study's two
-/// named points, launched through kps::cos_loop), once per math.
+/// named points, launched through kps::bench::cos_loop), once per math.
 const LatencyModel& cos_model(const Options& o, CosMath math) {
   static std::map<int, LatencyModel> cache;
   const auto it = cache.find(static_cast<int>(math));
@@ -284,6 +248,53 @@ const BandwidthModel& reduce_model(const Options& o, const Point& p, const Data&
 
 // ---------------------------------------------------------------------------------------------
 
+/// A GPU point's counters of the occupancy model and of the curve's model (the latency model for the
+/// cos loop, Little's law for the reduction): what they predict and how far that is from `measured`.
+void model_counters(benchmark::State& state, const Options& o, const Point& p, const Data& x, int v, std::size_t scratch,
+                    int league, long long iterations, double measured) {
+  const DeviceLimits& limits = limits_for(o.device.compute_capability);
+  const Resources res = resources(p, v, scratch);
+  KernelResources k = res.kernel;
+  k.dynamic_smem += scratch;
+  const OccupancyResult occ = occupancy(limits, k);
+  const int resident = std::min(p.blocks, occ.blocks_per_sm);
+  const LatencyDevice dev{o.device.compute_units, limits.sub_partitions, limits.warp_size};
+  const int warps_per_block = occ.warps_per_block;
+  state.counters["registers"] = k.registers_per_thread;
+  state.counters["static_smem_bytes"] = static_cast<double>(k.static_smem);
+  state.counters["dynamic_smem_bytes"] = static_cast<double>(k.dynamic_smem);
+  state.counters["blocks_per_sm_model"] = occ.blocks_per_sm;
+  if (res.runtime_blocks >= 0) state.counters["blocks_per_sm_runtime"] = res.runtime_blocks;
+  state.counters["occupancy"] = static_cast<double>(resident * warps_per_block) / limits.max_warps_per_sm;
+  state.counters["warps_per_scheduler"] = busiest_scheduler_warps(dev, resident, p.team_size);
+
+  double predicted = 0, plateau_warps_per_scheduler = 0;
+  if (p.kernel == Kernel::reduce) {
+    const int highest = std::min(p.top, occupancy(limits, res.kernel).blocks_per_sm);
+    const BandwidthModel& m = reduce_model(o, p, x, v, highest);
+    const double bandwidth = predict_bandwidth(m, resident);
+    predicted = static_cast<double>(p.n * sizeof(std::int32_t)) / bandwidth;
+    const double plateau_blocks = bandwidth_plateau_blocks(m);
+    plateau_warps_per_scheduler = plateau_blocks * warps_per_block / limits.sub_partitions;
+    state.counters["calibration_per_block_GBps"] = m.per_block / 1e9;
+    state.counters["calibration_ceiling_GBps"] = m.ceiling / 1e9;
+    state.counters["predicted_GBps"] = bandwidth / 1e9;
+    state.counters["predicted_plateau_blocks_per_sm"] = plateau_blocks;
+  } else {
+    const LatencyModel& m = cos_model(o, math_of(p.kernel));
+    predicted = predict_latency_seconds(m, dev, LatencyLaunch{league, p.team_size, iterations, occ.blocks_per_sm});
+    plateau_warps_per_scheduler = latency_knee_warps(m);
+    state.counters["calibration_latency_ns"] = m.latency * 1e9;
+    state.counters["calibration_issue_ns"] = m.issue * 1e9;
+    state.counters["model_sharp_knee"] = m.saturation == Saturation::bound ? 1 : 0;
+  }
+  state.counters["predicted_plateau_warps_per_scheduler"] = plateau_warps_per_scheduler;
+  state.counters["predicted_plateau_occupancy"] =
+      occupancy_of_scheduler_warps(plateau_warps_per_scheduler, limits.sub_partitions, limits.max_warps_per_sm);
+  state.counters["predicted_ms"] = predicted * 1e3;
+  state.counters["prediction_error"] = predicted / measured - 1;
+}
+
 void run(benchmark::State& state, const Options& o, const Point& p) {
   const Exec exec;
   try {
@@ -324,47 +335,7 @@ void run(benchmark::State& state, const Options& o, const Point& p) {
     state.counters["measured_ms"] = measured * 1e3;
     if (o.host) return;  // the models describe GPUs; host points are reported without them
 
-    const DeviceLimits& limits = limits_for(o.device.compute_capability);
-    const Resources res = resources(p, v, scratch);
-    KernelResources k = res.kernel;
-    k.dynamic_smem += scratch;
-    const OccupancyResult occ = occupancy(limits, k);
-    const int resident = std::min(p.blocks, occ.blocks_per_sm);
-    const LatencyDevice dev{o.device.compute_units, limits.sub_partitions, limits.warp_size};
-    const int warps_per_block = occ.warps_per_block;
-    state.counters["registers"] = k.registers_per_thread;
-    state.counters["static_smem_bytes"] = static_cast<double>(k.static_smem);
-    state.counters["dynamic_smem_bytes"] = static_cast<double>(k.dynamic_smem);
-    state.counters["blocks_per_sm_model"] = occ.blocks_per_sm;
-    if (res.runtime_blocks >= 0) state.counters["blocks_per_sm_runtime"] = res.runtime_blocks;
-    state.counters["occupancy"] = static_cast<double>(resident * warps_per_block) / limits.max_warps_per_sm;
-    state.counters["warps_per_scheduler"] = busiest_scheduler_warps(dev, resident, p.team_size);
-
-    double predicted = 0, plateau_warps_per_scheduler = 0;
-    if (p.kernel == Kernel::reduce) {
-      const int highest = std::min(p.top, occupancy(limits, res.kernel).blocks_per_sm);
-      const BandwidthModel& m = reduce_model(o, p, x, v, highest);
-      const double bandwidth = predict_bandwidth(m, resident);
-      predicted = static_cast<double>(p.n * sizeof(std::int32_t)) / bandwidth;
-      const double plateau_blocks = bandwidth_plateau_blocks(m);
-      plateau_warps_per_scheduler = plateau_blocks * warps_per_block / limits.sub_partitions;
-      state.counters["calibration_per_block_GBps"] = m.per_block / 1e9;
-      state.counters["calibration_ceiling_GBps"] = m.ceiling / 1e9;
-      state.counters["predicted_GBps"] = bandwidth / 1e9;
-      state.counters["predicted_plateau_blocks_per_sm"] = plateau_blocks;
-    } else {
-      const LatencyModel& m = cos_model(o, math_of(p.kernel));
-      predicted = predict_latency_seconds(m, dev, LatencyLaunch{league, p.team_size, iterations, occ.blocks_per_sm});
-      plateau_warps_per_scheduler = latency_knee_warps(m);
-      state.counters["calibration_latency_ns"] = m.latency * 1e9;
-      state.counters["calibration_issue_ns"] = m.issue * 1e9;
-      state.counters["model_sharp_knee"] = m.saturation == Saturation::bound ? 1 : 0;
-    }
-    state.counters["predicted_plateau_warps_per_scheduler"] = plateau_warps_per_scheduler;
-    state.counters["predicted_plateau_occupancy"] =
-        occupancy_of_scheduler_warps(plateau_warps_per_scheduler, limits.sub_partitions, limits.max_warps_per_sm);
-    state.counters["predicted_ms"] = predicted * 1e3;
-    state.counters["prediction_error"] = predicted / measured - 1;
+    model_counters(state, o, p, x, v, scratch, league, iterations, measured);
   } catch (const std::exception& e) {
     fail(state, e.what());
   }

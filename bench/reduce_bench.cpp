@@ -58,7 +58,7 @@
 #include <KokkosBlas1_sum.hpp>
 
 #include "support/checks.hpp"
-#include "cuda/native_kernels.hpp"
+#include "support/native.hpp"
 #include "kernels/stream_read.hpp"
 #include "kps/reduce.hpp"
 #include "support/common.hpp"
@@ -419,6 +419,34 @@ void register_sweep(const Options& o, std::size_t n, const std::string& suffix) 
   }
 }
 
+/// reduce/<peer> and reduce_async/<peer>: each peer of the space as a benchmark of its own.
+template <class T>
+void register_sum_peers(std::size_t n, const std::string& suffix) {
+  // In kps' rounds with the same peers, or, a
+  // peer of another runtime, alone (support/peers.hpp); reduce_async/<name> where it has that form.
+  for (const auto& p : sum_peers<T>()) {
+    const bool alone = p.placement == Placement::alone;
+    const auto sum = p.sum;
+    const int own = comparison_rounds(study_rounds, double(n) * sizeof(T), 1);  // alone: its own call's rounds
+    add_rounds("reduce/" + p.name + suffix, alone ? own : reduction_rounds<T>(n, 1, 0),
+               [=](benchmark::State& s) {
+                 run_reduction<T>(
+                     s, n, 1, p.name, [sum](const DeviceView<T>& x, const DeviceView<T>&) { return sum(Exec(), x.data(), x.extent(0)); },
+                     {}, study_rounds, alone);
+               });
+    if (!p.sum_into) continue;
+    const auto sum_into = p.sum_into;
+    add_rounds("reduce_async/" + p.name + suffix, alone ? own : reduction_rounds<T, true>(n, 1, 0), [=](benchmark::State& s) {
+      run_reduction<T, true>(
+          s, n, 1, p.name,
+          [sum_into](const DeviceView<T>& x, const DeviceView<T>&, const Kokkos::View<T, Device>& r) {
+            sum_into(Exec(), x.data(), x.extent(0), r.data());
+          },
+          {}, study_rounds, alone);
+    });
+  }
+}
+
 template <class T>
 void register_type(const Options& o, std::size_t n) {
   const std::string suffix = std::string("/") + type_name<T>() + "/" + std::to_string(n);
@@ -446,29 +474,7 @@ void register_type(const Options& o, std::size_t n) {
       return r();
     });
   });
-  // Each peer of the space as a benchmark of its own: in kps' rounds with the same peers, or, a
-  // peer of another runtime, alone (support/peers.hpp); reduce_async/<name> where it has that form.
-  for (const auto& p : sum_peers<T>()) {
-    const bool alone = p.placement == Placement::alone;
-    const auto sum = p.sum;
-    const int own = comparison_rounds(study_rounds, double(n) * sizeof(T), 1);  // alone: its own call's rounds
-    add_rounds("reduce/" + p.name + suffix, alone ? own : reduction_rounds<T>(n, 1, 0),
-               [=](benchmark::State& s) {
-                 run_reduction<T>(
-                     s, n, 1, p.name, [sum](const DeviceView<T>& x, const DeviceView<T>&) { return sum(Exec(), x.data(), x.extent(0)); },
-                     {}, study_rounds, alone);
-               });
-    if (!p.sum_into) continue;
-    const auto sum_into = p.sum_into;
-    add_rounds("reduce_async/" + p.name + suffix, alone ? own : reduction_rounds<T, true>(n, 1, 0), [=](benchmark::State& s) {
-      run_reduction<T, true>(
-          s, n, 1, p.name,
-          [sum_into](const DeviceView<T>& x, const DeviceView<T>&, const Kokkos::View<T, Device>& r) {
-            sum_into(Exec(), x.data(), x.extent(0), r.data());
-          },
-          {}, study_rounds, alone);
-    });
-  }
+  register_sum_peers<T>(n, suffix);
   // The same sums with the result left in device memory (no wait, no copy to the host):
   // kps::reduce_sum into a rank-0 View, Kokkos' parallel_reduce into one, CUB's own form.
   const Peer<T, true> tuned_async{
@@ -477,17 +483,15 @@ void register_type(const Options& o, std::size_t n) {
       [=](benchmark::State& s) { run_reduction<T, true>(s, n, 1, "tuned", tuned_async.call, {kokkos_async}); });
   add_rounds("reduce_async/kokkos" + suffix, reduction_rounds<T, true>(n, 1, 0),
       [=](benchmark::State& s) { run_reduction<T, true>(s, n, 1, "kokkos", kokkos_async.call); });
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>)
+  if (Native<Exec>::has_kernels)
     add_rounds("reduce_async/native" + suffix, reduction_rounds<T, true>(n, 1, 1), [=](benchmark::State& s) {
       run_reduction<T, true>(s, n, 1, "native", [](const DeviceView<T>& x, const DeviceView<T>&, const R& r) {
         const std::size_t len = x.extent(0);
         const ReducePolicy p = impl::validate<Exec, T>(Exec(), tuned_reduce_policy<T>(Exec(), len), len,
                                                        impl::SumLoad<T>{x.data()});
-        kps::cuda::reduce_native(Exec(), x.data(), len, p, r.data());
+        Native<Exec>::reduce(Exec(), x.data(), len, p, r.data());
       }, {tuned_async});
     });
-#endif
   const Peer<T, false> blas_dot{"kokkos_kernels",
                                 [](const DeviceView<T>& x, const DeviceView<T>& y) { return KokkosBlas::dot(x, y); }};
   add_rounds("dot/kps" + suffix, reduction_rounds<T>(n, 2, 1), [=](benchmark::State& s) {

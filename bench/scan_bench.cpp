@@ -20,7 +20,7 @@
 #include "support/checks.hpp"
 #include "support/common.hpp"
 #include "support/peers.hpp"
-#include "cuda/warp_count.hpp"
+#include "support/native.hpp"
 #include "kernels/stream_copy.hpp"
 #include "kps/impl/kokkos_compat.hpp"
 #include "kps/scan.hpp"
@@ -244,10 +244,9 @@ void add_single_pass_points(const std::string& family, std::size_t n, const std:
   for (const auto& p : points) b->Args(p);
 }
 
+/// scan/<algorithm>, scan/kokkos_kernels and scan/<peer>: every scan compared in kps' rounds.
 template <class T>
-void register_type(const Options& o, std::size_t n) {
-  const std::string suffix = std::string("/") + type_name<T>() + "/" + std::to_string(n);
-  require_memory(o, "scan" + suffix, n, 4 * n * sizeof(T));
+void register_comparisons(const Options&, std::size_t n, const std::string& suffix) {
   for (ScanAlgorithm alg : {ScanAlgorithm::single_pass, ScanAlgorithm::automatic, ScanAlgorithm::kokkos,
                             ScanAlgorithm::blelloch, ScanAlgorithm::hillis_steele}) {
     add_scan<T>("scan/" + std::string(to_string(alg)) + suffix, n, to_string(alg),
@@ -278,6 +277,11 @@ void register_type(const Options& o, std::size_t n) {
                  }, false, !alone, p.waits);
                });
   }
+}
+
+/// scan_sweep, scan_lookback and scan_delay: the single pass's tile shapes, loads and look-back sleeps.
+template <class T>
+void register_knob_sweeps(const Options& o, std::size_t n, const std::string& suffix) {
   // The single-pass scan's knobs (scan_sweep/single_pass/<type>/<N>/team:T/items:I/load:L),
   // on GPUs, and the same configurations' look-back probed (scan_lookback/...). Staged tiles
   // above 32 KiB are left out: they exceed the 48 KiB of team scratch a GPU gives one team
@@ -319,6 +323,11 @@ void register_type(const Options& o, std::size_t n) {
                                                         int(s.range(2)), int(s.range(3))};
                               });
   }
+}
+
+/// scan_tune: the tuning's sweep (GPUs: staged tiles; host backends: cached tiles) and its verification.
+template <class T>
+void register_tuning_sweep(const Options& o, std::size_t n, const std::string& suffix) {
   // `kps tune`'s scan sweep, the table's scan rows (GPUs): scan_tune/single_pass/<type>/<N>/team:T/
   // items:I/delay:D/poll:P/prefetch:F on staged tiles of 16 to 40 KiB (the shapes of the H100's
   // mid-size sweeps' optima and their neighbours; for 8-byte types also 160 x 32 and 224 x 16,
@@ -379,6 +388,11 @@ void register_type(const Options& o, std::size_t n) {
         exclusive_scan(Exec(), in, out, alg);
       }, false, false);
     });
+}
+
+/// scan_prefetch and the copies: the L2 prefetch's distance and the scans' bandwidth bound.
+template <class T>
+void register_bounds(const Options& o, std::size_t n, const std::string& suffix) {
   // L2 prefetch of the tile a later team takes (scan_prefetch/single_pass/<type>/<N>/team:T/
   // items:I/prefetch:P, GPUs; SinglePassPolicy::prefetch_tiles), at the default delays.
   if (!o.host) {
@@ -426,26 +440,37 @@ void register_type(const Options& o, std::size_t n) {
     });
 }
 
+template <class T>
+void register_type(const Options& o, std::size_t n) {
+  const std::string suffix = std::string("/") + type_name<T>() + "/" + std::to_string(n);
+  require_memory(o, "scan" + suffix, n, 4 * n * sizeof(T));
+  register_comparisons<T>(o, n, suffix);
+  register_knob_sweeps<T>(o, n, suffix);
+  register_tuning_sweep<T>(o, n, suffix);
+  register_bounds<T>(o, n, suffix);
+}
+
 void register_scans(const Options& o) {
   for_each_size_and_type(o, [&](auto t, std::size_t n) { register_type<decltype(t)>(o, n); });
 }
 
 /// scan_warps/<alg>/tile:<n>: one tile scanned by one team of one thread per lane, the active
-/// warps of every step counted by the GPU (kps/cuda/warp_count.hpp) and checked against the
+/// warps of every step counted by the GPU (Native<Exec>::WarpCount, bench/cuda/warp_count.hpp) and checked against the
 /// analytic count (kps::team_scan_active_warp_iterations; the seed's 289 and 71 at n = 1024).
 /// Counters: measured and analytic active warp-iterations, steps, and the tile's scan time.
+template <class E = Exec>
 void run_warps(benchmark::State& state, TeamScanAlgorithm alg, int tile) {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+  if constexpr (Native<E>::has_warp_count) {
     try {
       const Exec exec;
       const int steps = team_scan_steps(alg, tile);
       auto in = random_view<std::int32_t>("kps::bench::in", tile, 55);
       DeviceView<std::int32_t> out("kps::bench::out", tile);
       Kokkos::View<int*, Exec::memory_space> counts("kps::bench::warp_counts", steps);
-      using Kernel = kps::impl::TileScanKernel<Exec, std::int32_t, kps::cuda::HardwareWarpCount>;
+      using Count = typename Native<E>::WarpCount;
+      using Kernel = kps::impl::TileScanKernel<E, std::int32_t, Count>;
       const Kernel k{in.data(), out.data(), nullptr, std::size_t(tile), tile, alg, false,
-                     kps::cuda::HardwareWarpCount{counts.data()}};
+                     Count{counts.data()}};
       timed_loop(state, exec, [&] {
         Kokkos::deep_copy(exec, counts, 0);
         kps::impl::launch_tile_scan(exec, k, 1, "kps::bench::scan_warps");
@@ -468,9 +493,8 @@ void run_warps(benchmark::State& state, TeamScanAlgorithm alg, int tile) {
       return fail(state, e.what());
     }
   }
-#endif
   (void)alg, (void)tile;
-  fail(state, "active warps are counted on CUDA only");
+  fail(state, "no hardware count of active warps on this backend");
 }
 
 /// scan_tile/<alg>/int32/<N>/tile:<n>: the device-wide scans on a team algorithm against the

@@ -6,12 +6,12 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "support/environment.hpp"
+#include "support/execution_space.hpp"
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   if (::testing::GTEST_FLAG(list_tests)) return RUN_ALL_TESTS();  // test discovery: no Kokkos needed
-  const std::string why = kps::preflight();
+  const std::string why = kps::bench::preflight();
   if (!why.empty()) {
     std::cerr << "kps-tests: " << why << "\n";
     return 3;

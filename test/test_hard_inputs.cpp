@@ -12,7 +12,7 @@
 
 #include "kps/reduce.hpp"
 #include "kps/scan.hpp"
-#include "support/environment.hpp"
+#include "kps/tuning/hardware.hpp"
 #include "test_support.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)
 #include "cuda/kokkos_launch.hpp"
@@ -67,7 +67,7 @@ TYPED_TEST(HardInputs, MoreThan2To31Elements) {
     GTEST_SKIP() << "a GPU test: 2^31 elements on " << Exec::name() << " are the host's memory";
   } else {
     const std::size_t n = (std::size_t(1) << 31) + 4099;
-    if (2.2 * n * sizeof(T) > double(device_info().memory_bytes))
+    if (2.2 * n * sizeof(T) > double(hardware(Exec()).memory_bytes))
       GTEST_SKIP() << "the device's memory holds no input and output of " << n << " elements";
     auto in = device_values<T>(n, 31);
     Kokkos::View<T*, Space> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kps::test::out")), n);
@@ -104,7 +104,7 @@ TYPED_TEST(HardInputs, SinglePassAtOneTeamPerSM) {
     using Kernel = impl::SinglePassKernel<Kokkos::Cuda, T, 8, true, staged>;
     const std::size_t scratch = Kernel::scratch_bytes(1024, 32) + sizeof(double) * (32 + 2);
     const int per_sm =
-        cuda::launch_max_active_blocks<cuda::TeamForLaunch<Kernel, Kokkos::TeamPolicy<Kokkos::Cuda>>>(1024, scratch);
+        bench::cuda::launch_max_active_blocks<bench::cuda::TeamForLaunch<Kernel, Kokkos::TeamPolicy<Kokkos::Cuda>>>(1024, scratch);
     if (per_sm != -1) EXPECT_EQ(per_sm, 1) << "teams of this policy resident per SM";
     for (std::size_t n : {std::size_t(1) << 24, (std::size_t(1) << 26) + 77}) {
       SCOPED_TRACE("n=" + std::to_string(n));

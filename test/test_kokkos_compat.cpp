@@ -16,6 +16,8 @@
 namespace kps::test {
 namespace compat_tests {
 
+using namespace kps::bench;  // the study kernels (bench/kernels/)
+
 TEST(KokkosCompat, VersionString) {
   const std::string v = impl::kokkos_version_string();
   EXPECT_EQ(v, std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
@@ -74,16 +76,16 @@ struct CountTeams {  // a team reduction (namespace scope: a kernel's functor ty
 TEST(KokkosLaunch, AttributesAndOccupancyOfKokkosKernels) {
   if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
     using Policy = Kokkos::TeamPolicy<Kokkos::Cuda>;
-    using Functor = impl::CosLoop<Kokkos::Cuda, 1, CosMath::accurate>;
-    using For = cuda::TeamForLaunch<Functor, Policy>;
-    const cuda::KernelAttributes a = cuda::launch_attributes<For>(Kokkos::Cuda());
+    using Functor = kernels::CosLoop<Kokkos::Cuda, 1, CosMath::accurate>;
+    using For = bench::cuda::TeamForLaunch<Functor, Policy>;
+    const bench::KernelAttributes a = bench::cuda::launch_attributes<For>(Kokkos::Cuda());
     EXPECT_GT(a.registers, 0);
     EXPECT_GE(a.max_threads_per_block, 32);
-    const int blocks = cuda::launch_max_active_blocks<For>(128, 0);
+    const int blocks = bench::cuda::launch_max_active_blocks<For>(128, 0);
     EXPECT_TRUE(blocks == -1 || blocks >= 1) << blocks;
 #if KOKKOS_VERSION >= 40100
-    const cuda::KernelAttributes r =
-        cuda::launch_attributes<cuda::TeamReduceLaunch<CountTeams, Policy, int>>(Kokkos::Cuda());
+    const bench::KernelAttributes r =
+        bench::cuda::launch_attributes<bench::cuda::TeamReduceLaunch<CountTeams, Policy, int>>(Kokkos::Cuda());
     EXPECT_GT(r.registers, 0);
 #endif
   } else {

@@ -17,6 +17,9 @@
 namespace kps::test {
 namespace {
 
+using namespace kps::bench;   // the cos loop and the spin (bench/kernels/)
+using namespace kps::models;  // the latency model
+
 /// One thread of the loop on the CPU: std::cos(float), what host backends' cos is.
 int cpu_cos_chain(long long iterations, int chains) {
   int sum = 0;

@@ -24,12 +24,12 @@ struct SeedRow {
   int ms;
 };
 
-kps::OccupancyResult seed_kernel(int threads, int registers, std::size_t static_smem) {
-  kps::KernelResources k;
+kps::models::OccupancyResult seed_kernel(int threads, int registers, std::size_t static_smem) {
+  kps::models::KernelResources k;
   k.threads_per_block = threads;
   k.registers_per_thread = registers;
   k.static_smem = static_smem;
-  return kps::occupancy(kps::limits_for(6, 1), k);
+  return kps::models::occupancy(kps::models::limits_for(6, 1), k);
 }
 
 // Registers table: 48 registers per thread.
@@ -38,8 +38,8 @@ TEST(Seed004, RegistersTableWaves) {
                           {29, 640, 996},  {56, 640, 1000},  {57, 640, 1839},  {57, 417, 1834},
                           {57, 416, 996},  {84, 416, 1002},  {85, 416, 1832}};
   for (const SeedRow& row : rows) {
-    const kps::OccupancyResult r = seed_kernel(row.threads, 48, 0);
-    EXPECT_EQ(kps::waves(r, row.blocks, gtx1080ti_sms), waves_from_ms(row.ms))
+    const kps::models::OccupancyResult r = seed_kernel(row.threads, 48, 0);
+    EXPECT_EQ(kps::models::waves(r, row.blocks, gtx1080ti_sms), waves_from_ms(row.ms))
         << row.blocks << " x " << row.threads << ": " << r.explanation;
     EXPECT_EQ(r.limiters, Limiters{"registers"}) << row.blocks << " x " << row.threads;
   }
@@ -48,7 +48,7 @@ TEST(Seed004, RegistersTableWaves) {
 // The two rows the seed's author could not explain: 48 x threads x blocks fits 65536, yet a
 // second wave runs. Registers come per sub-partition: 16384 / 1536 = 10 warps each, 40 per SM.
 TEST(Seed004, RowsTheAuthorCouldNotExplain) {
-  const kps::OccupancyResult r641 = seed_kernel(641, 48, 0);
+  const kps::models::OccupancyResult r641 = seed_kernel(641, 48, 0);
   EXPECT_LT(48 * 641 * 2, 65536);  // the author's arithmetic says 2 blocks fit
   EXPECT_EQ(r641.warps_per_block, 21);
   EXPECT_EQ(r641.registers_per_warp, 1536);
@@ -57,22 +57,22 @@ TEST(Seed004, RowsTheAuthorCouldNotExplain) {
   EXPECT_EQ(r641.by_registers, 1);
   EXPECT_EQ(r641.blocks_per_sm, 1);
   EXPECT_EQ(r641.limiters, Limiters{"registers"});
-  EXPECT_EQ(kps::waves(r641, 29, gtx1080ti_sms), 2);
+  EXPECT_EQ(kps::models::waves(r641, 29, gtx1080ti_sms), 2);
   for (const char* step : {"48 per thread x 32 = 1536 per warp", "4 sub-partitions", "16384 registers",
                            "10 warps per sub-partition", "40 warps per SM", "21 warps", "40/21 = 1 block"})
     EXPECT_NE(r641.explanation.find(step), std::string::npos) << step << " missing from: " << r641.explanation;
 
-  const kps::OccupancyResult r640 = seed_kernel(640, 48, 0);
+  const kps::models::OccupancyResult r640 = seed_kernel(640, 48, 0);
   EXPECT_EQ(r640.warps_per_block, 20);
   EXPECT_EQ(r640.blocks_per_sm, 2);
 
-  const kps::OccupancyResult r417 = seed_kernel(417, 48, 0);
+  const kps::models::OccupancyResult r417 = seed_kernel(417, 48, 0);
   EXPECT_LT(48 * 417 * 3, 65536);
   EXPECT_EQ(r417.warps_per_block, 14);
   EXPECT_EQ(r417.by_warps, 4);
   EXPECT_EQ(r417.blocks_per_sm, 2);
   EXPECT_EQ(r417.limiters, Limiters{"registers"});
-  EXPECT_EQ(kps::waves(r417, 57, gtx1080ti_sms), 2);
+  EXPECT_EQ(kps::models::waves(r417, 57, gtx1080ti_sms), 2);
   EXPECT_EQ(seed_kernel(416, 48, 0).blocks_per_sm, 3);
 }
 
@@ -81,9 +81,9 @@ TEST(Seed004, RowsTheAuthorCouldNotExplain) {
 TEST(Seed004, SharedMemoryTableWaves) {
   const SeedRow rows[] = {{1, 1024, 902}, {56, 1024, 976}, {57, 1024, 1811}, {57, 1, 1735}};
   for (const SeedRow& row : rows) {
-    const kps::OccupancyResult r = seed_kernel(row.threads, 16, 36 * 1024);
+    const kps::models::OccupancyResult r = seed_kernel(row.threads, 16, 36 * 1024);
     EXPECT_EQ(r.blocks_per_sm, 2) << row.threads;
-    EXPECT_EQ(kps::waves(r, row.blocks, gtx1080ti_sms), waves_from_ms(row.ms))
+    EXPECT_EQ(kps::models::waves(r, row.blocks, gtx1080ti_sms), waves_from_ms(row.ms))
         << row.blocks << " x " << row.threads << ": " << r.explanation;
   }
   // 57 x 1024: a third block would pass the thread limit (and the shared memory too).
@@ -93,8 +93,8 @@ TEST(Seed004, SharedMemoryTableWaves) {
 }
 
 TEST(Capabilities, TableIsConsistent) {
-  ASSERT_GE(kps::known_devices().size(), 7u);
-  for (const kps::DeviceLimits& d : kps::known_devices()) {
+  ASSERT_GE(kps::models::known_devices().size(), 7u);
+  for (const kps::models::DeviceLimits& d : kps::models::known_devices()) {
     SCOPED_TRACE(d.capability());
     EXPECT_EQ(d.max_warps_per_sm * d.warp_size, d.max_threads_per_sm);
     EXPECT_GE(d.barriers_per_sm, d.max_blocks_per_sm);  // one barrier per block never limits
@@ -107,34 +107,34 @@ TEST(Capabilities, TableIsConsistent) {
       EXPECT_EQ(d.smem_carveouts.back(), d.smem_per_sm);
       for (std::size_t i = 1; i < d.smem_carveouts.size(); ++i) EXPECT_LT(d.smem_carveouts[i - 1], d.smem_carveouts[i]);
     }
-    EXPECT_EQ(&kps::limits_for(d.capability()), &d);
-    EXPECT_EQ(&kps::limits_for(d.major, d.minor), &d);
+    EXPECT_EQ(&kps::models::limits_for(d.capability()), &d);
+    EXPECT_EQ(&kps::models::limits_for(d.major, d.minor), &d);
   }
-  EXPECT_EQ(kps::known_capabilities(), "6.1, 7.0, 7.5, 8.0, 8.6, 8.9, 9.0");
-  EXPECT_EQ(kps::limits_for("sm_90").flagship_sms, 132);
-  EXPECT_EQ(kps::limits_for("6.1").flagship_sms, gtx1080ti_sms);
+  EXPECT_EQ(kps::models::known_capabilities(), "6.1, 7.0, 7.5, 8.0, 8.6, 8.9, 9.0");
+  EXPECT_EQ(kps::models::limits_for("sm_90").flagship_sms, 132);
+  EXPECT_EQ(kps::models::limits_for("6.1").flagship_sms, gtx1080ti_sms);
 }
 
 TEST(Capabilities, UnknownOnesAreRejectedWithTheKnownList) {
   for (const char* cc : {"5.9", "6.0", "10.0", "9", "9.0.1", "", "abc", "sm_5"}) {
     try {
-      kps::limits_for(std::string(cc));
+      kps::models::limits_for(std::string(cc));
       ADD_FAILURE() << "accepted '" << cc << "'";
     } catch (const std::invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find("known: 6.1, 7.0"), std::string::npos) << e.what();
     }
   }
-  EXPECT_THROW(kps::limits_for(5, 9), std::invalid_argument);
+  EXPECT_THROW(kps::models::limits_for(5, 9), std::invalid_argument);
 }
 
-kps::OccupancyResult run(const char* cc, int threads, int regs, std::size_t static_smem = 0,
+kps::models::OccupancyResult run(const char* cc, int threads, int regs, std::size_t static_smem = 0,
                          std::size_t dynamic_smem = 0, int carveout = -1) {
-  const kps::KernelResources k{threads, regs, static_smem, dynamic_smem, carveout};
-  return kps::occupancy(kps::limits_for(cc), k);
+  const kps::models::KernelResources k{threads, regs, static_smem, dynamic_smem, carveout};
+  return kps::models::occupancy(kps::models::limits_for(cc), k);
 }
 
 TEST(Occupancy, FullOccupancyOnHopper) {
-  const kps::OccupancyResult r = run("9.0", 256, 32);
+  const kps::models::OccupancyResult r = run("9.0", 256, 32);
   EXPECT_EQ(r.blocks_per_sm, 8);
   EXPECT_EQ(r.limiters, (Limiters{"threads", "warps", "registers"}));
   EXPECT_EQ(r.active_warps, 64);
@@ -147,7 +147,7 @@ TEST(Occupancy, FullOccupancyOnHopper) {
 
 TEST(Occupancy, RegistersRoundUpToTheAllocationUnit) {
   // 33 x 32 = 1056 -> 1280 per warp; 16384 / 1280 = 12 warps per sub-partition, 48 per SM.
-  const kps::OccupancyResult r = run("8.0", 128, 33);
+  const kps::models::OccupancyResult r = run("8.0", 128, 33);
   EXPECT_EQ(r.registers_per_warp, 1280);
   EXPECT_EQ(r.register_warps_per_sm, 48);
   EXPECT_EQ(r.by_registers, 12);
@@ -157,7 +157,7 @@ TEST(Occupancy, RegistersRoundUpToTheAllocationUnit) {
 }
 
 TEST(Occupancy, BlockSlotsLimitSmallBlocks) {
-  const kps::OccupancyResult r = run("8.6", 32, 16);
+  const kps::models::OccupancyResult r = run("8.6", 32, 16);
   EXPECT_EQ(r.blocks_per_sm, 16);
   EXPECT_EQ(r.limiters, Limiters{"blocks"});
   EXPECT_DOUBLE_EQ(r.occupancy, 16.0 / 48.0);
@@ -166,16 +166,16 @@ TEST(Occupancy, BlockSlotsLimitSmallBlocks) {
 TEST(Occupancy, SharedMemoryAndCarveout) {
   // 100 KB dynamic + 1 KB reserved on Hopper: 228 KB / 101 KB = 2 blocks with no preference,
   // and the driver needs the 228 KB carveout for them.
-  const kps::OccupancyResult none = run("9.0", 256, 32, 0, 100 * 1024);
+  const kps::models::OccupancyResult none = run("9.0", 256, 32, 0, 100 * 1024);
   EXPECT_EQ(none.smem_per_block, 101u * 1024);
   EXPECT_EQ(none.by_shared_memory, 2);
   EXPECT_EQ(none.smem_carveout, 228u * 1024);
   // A 50 % preference (114 KB) rounds up to the 132 KB carveout: 1 block.
-  const kps::OccupancyResult half = run("9.0", 256, 32, 0, 100 * 1024, 50);
+  const kps::models::OccupancyResult half = run("9.0", 256, 32, 0, 100 * 1024, 50);
   EXPECT_EQ(half.smem_capacity, 132u * 1024);
   EXPECT_EQ(half.blocks_per_sm, 1);
   // A 0 % preference is overridden by the smallest carveout holding one block.
-  const kps::OccupancyResult l1 = run("9.0", 256, 32, 0, 100 * 1024, 0);
+  const kps::models::OccupancyResult l1 = run("9.0", 256, 32, 0, 100 * 1024, 0);
   EXPECT_EQ(l1.smem_capacity, 132u * 1024);
   EXPECT_EQ(l1.blocks_per_sm, 1);
   // Allocation units: 1 byte takes 256 bytes on Volta, 128 (+ 1 KB reserved) on Ampere.
@@ -185,7 +185,7 @@ TEST(Occupancy, SharedMemoryAndCarveout) {
   EXPECT_EQ(run("6.1", 32, 16, 36 * 1024, 0, 0).blocks_per_sm, 2);
   // The largest block each capability allows (all of the opt-in, 48 KB of it static) launches;
   // one byte more does not.
-  for (const kps::DeviceLimits& d : kps::known_devices()) {
+  for (const kps::models::DeviceLimits& d : kps::models::known_devices()) {
     const std::size_t dynamic = d.smem_per_block_optin - d.smem_per_block;
     EXPECT_GE(run(d.capability().c_str(), 1024, 32, d.smem_per_block, dynamic).blocks_per_sm, 1) << d.capability();
     EXPECT_THROW(run(d.capability().c_str(), 1024, 32, d.smem_per_block, dynamic + 1), std::invalid_argument)
@@ -220,18 +220,18 @@ TEST(Occupancy, RejectsBlocksThatCannotLaunch) {
   expect_rejected("9.0", 257, 255, 0, 0, -1, "not one fits an SM (registers)");
   EXPECT_EQ(run("9.0", 256, 255).blocks_per_sm, 1);
 
-  const kps::OccupancyResult r = run("6.1", 32, 32);
-  EXPECT_THROW(kps::waves(r, 0, 28), std::invalid_argument);
-  EXPECT_THROW(kps::waves(r, 10, 0), std::invalid_argument);
-  EXPECT_EQ(kps::waves(r, 1LL << 40, 28), ((1LL << 40) + 28 * 32 - 1) / (28 * 32));
+  const kps::models::OccupancyResult r = run("6.1", 32, 32);
+  EXPECT_THROW(kps::models::waves(r, 0, 28), std::invalid_argument);
+  EXPECT_THROW(kps::models::waves(r, 10, 0), std::invalid_argument);
+  EXPECT_EQ(kps::models::waves(r, 1LL << 40, 28), ((1LL << 40) + 28 * 32 - 1) / (28 * 32));
 }
 
 TEST(Occupancy, ExplainsWaves) {
-  const kps::OccupancyResult r = seed_kernel(641, 48, 0);
-  EXPECT_EQ(kps::explain_waves(r, 29, 28),
+  const kps::models::OccupancyResult r = seed_kernel(641, 48, 0);
+  EXPECT_EQ(kps::models::explain_waves(r, 29, 28),
             "29 blocks on 28 SMs x 1 block per SM = 28 per wave -> 2 waves (29/28 rounded up).");
-  EXPECT_EQ(kps::format_bytes(36 * 1024), "36 KB");
-  EXPECT_EQ(kps::format_bytes(1000), "1000 B");
+  EXPECT_EQ(kps::models::format_bytes(36 * 1024), "36 KB");
+  EXPECT_EQ(kps::models::format_bytes(1000), "1000 B");
 }
 
 }  // namespace

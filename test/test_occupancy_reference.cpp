@@ -20,7 +20,7 @@
 namespace {
 
 // The toolkit's description of a device of this capability, filled from the model's table.
-cudaOccDeviceProp device_prop(const kps::DeviceLimits& d) {
+cudaOccDeviceProp device_prop(const kps::models::DeviceLimits& d) {
   cudaOccDeviceProp p;
   p.computeMajor = d.major;
   p.computeMinor = d.minor;
@@ -39,7 +39,7 @@ cudaOccDeviceProp device_prop(const kps::DeviceLimits& d) {
 
 // A kernel as the runtime describes it (cudaOccFuncAttributes(cudaFuncAttributes)): one barrier,
 // and opted in to the largest dynamic shared memory its static part leaves.
-cudaOccFuncAttributes function_attributes(const kps::DeviceLimits& d, int regs, std::size_t static_smem) {
+cudaOccFuncAttributes function_attributes(const kps::models::DeviceLimits& d, int regs, std::size_t static_smem) {
   cudaOccFuncAttributes a;
   a.maxThreadsPerBlock = d.max_threads_per_block;
   a.numRegs = regs;
@@ -60,7 +60,7 @@ struct Mismatches {
 };
 
 // One configuration: the model and the toolkit agree on blocks per SM and on every limit.
-void compare(const kps::DeviceLimits& d, int threads, int regs, std::size_t static_smem, std::size_t dynamic_smem,
+void compare(const kps::models::DeviceLimits& d, int threads, int regs, std::size_t static_smem, std::size_t dynamic_smem,
              int carveout, Mismatches& m) {
   const cudaOccDeviceProp prop = device_prop(d);
   const cudaOccFuncAttributes attr = function_attributes(d, regs, static_smem);
@@ -74,10 +74,10 @@ void compare(const kps::DeviceLimits& d, int threads, int regs, std::size_t stat
   ++m.checked;
   if (err != CUDA_OCC_SUCCESS) return m.report(what + "cuda_occupancy.h error " + std::to_string(err));
 
-  const kps::KernelResources k{threads, regs, static_smem, dynamic_smem, carveout};
-  kps::OccupancyResult r;
+  const kps::models::KernelResources k{threads, regs, static_smem, dynamic_smem, carveout};
+  kps::models::OccupancyResult r;
   try {
-    r = kps::occupancy(d, k);
+    r = kps::models::occupancy(d, k);
   } catch (const std::invalid_argument& e) {
     if (ref.activeBlocksPerMultiprocessor != 0)
       m.report(what + "the model refuses (" + e.what() + ") but cuda_occupancy.h gives " +
@@ -85,7 +85,7 @@ void compare(const kps::DeviceLimits& d, int threads, int regs, std::size_t stat
     return;
   }
   const auto same = [](int model, int toolkit) {
-    return model == (toolkit == INT_MAX ? kps::unlimited_blocks : toolkit);
+    return model == (toolkit == INT_MAX ? kps::models::unlimited_blocks : toolkit);
   };
   const auto limits = [&r](const char* name) {
     return std::find(r.limiters.begin(), r.limiters.end(), name) != r.limiters.end();
@@ -112,7 +112,7 @@ class ToolkitCalculator : public ::testing::TestWithParam<std::string> {};
 
 // Every block size with every register count, without shared memory.
 TEST_P(ToolkitCalculator, EveryBlockSizeAndRegisterCount) {
-  const kps::DeviceLimits& d = kps::limits_for(GetParam());
+  const kps::models::DeviceLimits& d = kps::models::limits_for(GetParam());
   Mismatches m;
   for (int threads = 1; threads <= d.max_threads_per_block; ++threads)
     for (int regs = 1; regs <= d.max_registers_per_thread; ++regs) compare(d, threads, regs, 0, 0, -1, m);
@@ -123,7 +123,7 @@ TEST_P(ToolkitCalculator, EveryBlockSizeAndRegisterCount) {
 // Random block sizes, registers, static and dynamic shared memory (dynamic up to 4 KB past
 // the opt-in limit, so some launches must be refused) and carveout preferences; fixed seed.
 TEST_P(ToolkitCalculator, RandomSharedMemoryAndCarveouts) {
-  const kps::DeviceLimits& d = kps::limits_for(GetParam());
+  const kps::models::DeviceLimits& d = kps::models::limits_for(GetParam());
   std::mt19937_64 rng(0x5eed0004u + static_cast<unsigned>(d.major * 10 + d.minor));
   std::uniform_int_distribution<int> threads(1, d.max_threads_per_block), regs(1, d.max_registers_per_thread);
   std::uniform_int_distribution<std::size_t> static_smem(0, d.smem_per_block);
@@ -143,7 +143,7 @@ TEST_P(ToolkitCalculator, RandomSharedMemoryAndCarveouts) {
 
 // Shared memory right at the limits: every static+dynamic split in 1 KB steps at 256 threads.
 TEST_P(ToolkitCalculator, SharedMemoryInKilobyteSteps) {
-  const kps::DeviceLimits& d = kps::limits_for(GetParam());
+  const kps::models::DeviceLimits& d = kps::models::limits_for(GetParam());
   Mismatches m;
   for (std::size_t s = 0; s <= d.smem_per_block; s += 4096)
     for (std::size_t dyn = 0; s + dyn <= d.smem_per_block_optin + 2048; dyn += 1024)
@@ -161,7 +161,7 @@ INSTANTIATE_TEST_SUITE_P(Capabilities, ToolkitCalculator,
                          });
 
 TEST(ToolkitCalculatorCoverage, EveryKnownCapabilityIsChecked) {
-  EXPECT_EQ(kps::known_capabilities(), "6.1, 7.0, 7.5, 8.0, 8.6, 8.9, 9.0");
+  EXPECT_EQ(kps::models::known_capabilities(), "6.1, 7.0, 7.5, 8.0, 8.6, 8.9, 9.0");
 }
 
 }  // namespace

@@ -18,7 +18,10 @@
 
 namespace kps::test {
 
-/// Every enabled host execution space, plus kps' own (kps::ExecutionSpace) where it is a device.
+using kps::bench::DeviceType;
+using kps::bench::ExecutionSpace;
+
+/// Every enabled host execution space, plus kps' own (ExecutionSpace) where it is a device.
 using ExecSpaces = std::tuple<
 #if defined(KOKKOS_ENABLE_OPENMP)
     Kokkos::OpenMP,
@@ -29,7 +32,7 @@ using ExecSpaces = std::tuple<
 #if defined(KOKKOS_ENABLE_SERIAL)
     Kokkos::Serial,
 #endif
-    kps::ExecutionSpace>;
+    ExecutionSpace>;
 
 /// Calls f(Exec{}) for each distinct execution space of ExecSpaces.
 template <class F, std::size_t I = 0, class... Seen>

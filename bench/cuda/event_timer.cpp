@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace kps::cuda {
+namespace kps::bench::cuda {
 
 namespace {
 void check(cudaError_t e, const char* what) {
@@ -33,4 +33,4 @@ double EventTimer::seconds() const {
   return 1e-3 * ms;
 }
 
-}  // namespace kps::cuda
+}  // namespace kps::bench::cuda

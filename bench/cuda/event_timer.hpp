@@ -7,7 +7,7 @@
 #include <Kokkos_Core.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA)
-namespace kps::cuda {
+namespace kps::bench::cuda {
 
 /// Records a start and a stop event on an instance's stream; seconds() waits for the stop
 /// event and returns the time between them. Every CUDA call is checked (std::runtime_error).
@@ -26,5 +26,5 @@ class EventTimer {
   cudaEvent_t stop_ = nullptr;
 };
 
-}  // namespace kps::cuda
+}  // namespace kps::bench::cuda
 #endif

@@ -25,7 +25,7 @@
 
 #include "cuda/native_kernels.hpp"
 
-namespace kps::cuda {
+namespace kps::bench::cuda {
 
 /// Kokkos' launch of parallel_for(Policy, Functor) on Cuda.
 template <class Functor, class Policy>
@@ -45,7 +45,7 @@ using TeamReduceLaunch = Kokkos::Impl::CudaParallelLaunch<
     typename Policy::launch_bounds>;
 #endif
 
-namespace impl {
+namespace detail {
 // Overloads ranked by the last argument (int beats long beats ...): the newest signature first.
 template <class Launch>
 auto func_attributes(const Kokkos::Cuda& exec, int)
@@ -74,13 +74,13 @@ template <class Launch>
 int max_active_blocks(int, std::size_t, long) {
   return -1;
 }
-}  // namespace impl
+}  // namespace detail
 
 /// cudaFuncGetAttributes of the kernel behind Launch, as Kokkos launches it (local-, constant-
 /// or global-memory launch, with the policy's LaunchBounds).
 template <class Launch>
 KernelAttributes launch_attributes(const Kokkos::Cuda& exec) {
-  const cudaFuncAttributes a = impl::func_attributes<Launch>(exec, 0);
+  const cudaFuncAttributes a = detail::func_attributes<Launch>(exec, 0);
   return KernelAttributes{a.numRegs, a.sharedSizeBytes, a.localSizeBytes, a.maxThreadsPerBlock};
 }
 
@@ -88,7 +88,7 @@ KernelAttributes launch_attributes(const Kokkos::Cuda& exec) {
 /// and `dynamic_smem` bytes of dynamic shared memory; -1 where this Kokkos does not expose the kernel.
 template <class Launch>
 int launch_max_active_blocks(int threads, std::size_t dynamic_smem) {
-  return impl::max_active_blocks<Launch>(threads, dynamic_smem, 0);
+  return detail::max_active_blocks<Launch>(threads, dynamic_smem, 0);
 }
 
 /// Attributes of the kernel behind Kokkos::parallel_for(policy, functor) for a TeamPolicy on Cuda.
@@ -97,5 +97,5 @@ KernelAttributes kokkos_team_for_attributes(const Kokkos::Cuda& exec) {
   return launch_attributes<TeamForLaunch<Functor, Policy>>(exec);
 }
 
-}  // namespace kps::cuda
+}  // namespace kps::bench::cuda
 #endif

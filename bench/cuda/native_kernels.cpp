@@ -7,7 +7,7 @@
 
 #include <cuda_runtime.h>
 
-namespace kps::cuda {
+namespace kps::bench::cuda {
 
 namespace {
 
@@ -22,7 +22,7 @@ KernelAttributes attributes_of(Kernel kernel) {
   return KernelAttributes{a.numRegs, a.sharedSizeBytes, a.localSizeBytes, a.maxThreadsPerBlock};
 }
 
-// ---- cos loop twin: the same arithmetic as kps::impl::CosLoop, written natively.
+// ---- cos loop twin: the same arithmetic as kps::kernels::CosLoop, written natively.
 template <int Chains, bool Fast>
 __global__ void cos_loop_kernel(long long iterations, int* out) {
   float f[Chains];
@@ -50,7 +50,7 @@ CosKernel cos_kernel_for(int chains, CosMath math) {
     case 1: return fast ? cos_loop_kernel<1, true> : cos_loop_kernel<1, false>;
     case 2: return fast ? cos_loop_kernel<2, true> : cos_loop_kernel<2, false>;
     case 4: return fast ? cos_loop_kernel<4, true> : cos_loop_kernel<4, false>;
-    default: throw std::invalid_argument("kps::cuda::cos_loop_native: chains must be 1, 2 or 4, not " + std::to_string(chains));
+    default: throw std::invalid_argument("kps::bench::cuda::cos_loop_native: chains must be 1, 2 or 4, not " + std::to_string(chains));
   }
 }
 
@@ -114,7 +114,7 @@ SpinKernel spin_kernel_for(int registers) {
     case 128: return spin_kernel_regs<128>;
 #endif
     default:
-      throw std::invalid_argument("kps::cuda::spin_native: no kernel with " + std::to_string(registers) +
+      throw std::invalid_argument("kps::bench::cuda::spin_native: no kernel with " + std::to_string(registers) +
                                   " registers in this build (registers fixed per kernel need nvcc 12.4 or later)");
   }
 }
@@ -142,13 +142,13 @@ __global__ void placement_kernel(long long cycles, int* smid, int* warp_slot) {
 
 BlockPlacement block_placement(const Kokkos::Cuda& exec, int blocks, int threads, long long cycles) {
   if (blocks < 1 || threads < 1 || threads > 1024)
-    throw std::invalid_argument("kps::cuda::block_placement: blocks >= 1 and 1 <= threads <= 1024");
+    throw std::invalid_argument("kps::bench::cuda::block_placement: blocks >= 1 and 1 <= threads <= 1024");
   int device = 0, sms = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
   const int warps = (threads + 31) / 32;
-  Kokkos::View<int*, Kokkos::CudaSpace> smid("kps::cuda::block_placement", blocks);
-  Kokkos::View<int*, Kokkos::CudaSpace> slot("kps::cuda::block_placement::warps", std::size_t(blocks) * warps);
+  Kokkos::View<int*, Kokkos::CudaSpace> smid("kps::bench::cuda::block_placement", blocks);
+  Kokkos::View<int*, Kokkos::CudaSpace> slot("kps::bench::cuda::block_placement::warps", std::size_t(blocks) * warps);
   placement_kernel<<<blocks, threads, 0, exec.cuda_stream()>>>(cycles, smid.data(), slot.data());
   check(cudaGetLastError(), "placement_kernel launch");
   auto host_sm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), smid);
@@ -159,13 +159,13 @@ BlockPlacement block_placement(const Kokkos::Cuda& exec, int blocks, int threads
   p.sm.assign(host_sm.data(), host_sm.data() + blocks);
   p.warp_slot.assign(host_slot.data(), host_slot.data() + host_slot.extent(0));
   for (int s : p.sm)
-    if (s < 0 || s >= sms) throw std::runtime_error("kps::cuda::block_placement: %smid out of range");
+    if (s < 0 || s >= sms) throw std::runtime_error("kps::bench::cuda::block_placement: %smid out of range");
   return p;
 }
 
 void cos_loop_native(const Kokkos::Cuda& exec, const CosLoopConfig& cfg, int* out) {
   if (cfg.league < 1 || cfg.team_size < 1 || cfg.team_size > 1024 || cfg.iterations < 0)
-    throw std::invalid_argument("kps::cuda::cos_loop_native: league >= 1, 1 <= team size <= 1024, iterations >= 0");
+    throw std::invalid_argument("kps::bench::cuda::cos_loop_native: league >= 1, 1 <= team size <= 1024, iterations >= 0");
   cos_kernel_for(cfg.chains, cfg.math)<<<cfg.league, cfg.team_size, 0, exec.cuda_stream()>>>(cfg.iterations, out);
   check(cudaGetLastError(), "cos_loop_kernel launch");
 }
@@ -184,7 +184,7 @@ const std::vector<int>& spin_register_variants() {
 void spin_native(const Kokkos::Cuda& exec, int registers, int blocks, int threads, long long cycles,
                  std::size_t dynamic_smem, long long* out) {
   if (blocks < 1 || threads < 1 || cycles < 0)
-    throw std::invalid_argument("kps::cuda::spin_native: blocks and threads must be >= 1, cycles >= 0");
+    throw std::invalid_argument("kps::bench::cuda::spin_native: blocks and threads must be >= 1, cycles >= 0");
   const SpinKernel kernel = spin_kernel_for(registers);
   allow_dynamic_smem(kernel, dynamic_smem);
   kernel<<<blocks, threads, dynamic_smem, exec.cuda_stream()>>>(cycles, static_cast<unsigned>(dynamic_smem / sizeof(int)), out);
@@ -202,4 +202,4 @@ int spin_native_max_active_blocks(int registers, int threads, std::size_t dynami
   return blocks;
 }
 
-}  // namespace kps::cuda
+}  // namespace kps::bench::cuda

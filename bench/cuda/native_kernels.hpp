@@ -1,7 +1,7 @@
 // bench/cuda/native_kernels.hpp — native CUDA twins of the portable study kernels, to measure
 // what Kokkos costs and to set what Kokkos cannot (an exact register count, __launch_bounds__,
 // the occupancy API). Declared for any build, defined only where Kokkos has CUDA.
-//   - cos_loop_native: kps::cos_loop (latency study) as a plain __global__ kernel.
+//   - cos_loop_native: kps::bench::cos_loop (latency study) as a plain __global__ kernel.
 //   - spin_native: the seed-004 kernel, every thread spins a fixed number of clock64() cycles;
 //     `registers` = 0 lets the compiler choose, otherwise __maxnreg__ fixes the count and a
 //     set of live values makes the kernel use all of it; dynamic shared memory per block.
@@ -13,20 +13,13 @@
 
 #include "kps/reduce/dispatch.hpp"
 #include "kernels/cos_loop.hpp"
+#include "support/kernel_info.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cstddef>
 #include <vector>
 
-namespace kps::cuda {
-
-/// What cudaFuncGetAttributes says of a kernel.
-struct KernelAttributes {
-  int registers = 0;             ///< per thread
-  std::size_t static_smem = 0;   ///< bytes per block
-  std::size_t local_bytes = 0;   ///< per thread (spills, stack)
-  int max_threads_per_block = 0; ///< the most this kernel can launch with
-};
+namespace kps::bench::cuda {
 
 /// Launches the native cos loop on exec's stream; out receives league x team_size sums.
 void cos_loop_native(const Kokkos::Cuda& exec, const CosLoopConfig& cfg, int* out);
@@ -42,15 +35,6 @@ const std::vector<int>& spin_register_variants();
 void spin_native(const Kokkos::Cuda& exec, int registers, int blocks, int threads, long long cycles,
                  std::size_t dynamic_smem, long long* out);
 KernelAttributes spin_native_attributes(int registers);
-
-/// Where the hardware puts a grid: the SM of every block (%smid) and the warp slot of every
-/// warp on its SM (%warpid; slot % 4 is the scheduler sub-partition that issues for it).
-struct BlockPlacement {
-  int sms = 0;
-  int warps_per_block = 0;
-  std::vector<int> sm;         ///< sm[b]: the SM block b ran on
-  std::vector<int> warp_slot;  ///< warp_slot[b * warps_per_block + w]: warp w of block b
-};
 
 /// Launches `blocks` x `threads` blocks that spin `cycles` (so that they are resident
 /// together) and reads where each block and warp ran.
@@ -73,5 +57,5 @@ void reduce_native(const Kokkos::Cuda& exec, const T* x, std::size_t n, const Re
 /// cudaOccupancyMaxActiveBlocksPerMultiprocessor for spin_native's kernel.
 int spin_native_max_active_blocks(int registers, int threads, std::size_t dynamic_smem);
 
-}  // namespace kps::cuda
+}  // namespace kps::bench::cuda
 #endif

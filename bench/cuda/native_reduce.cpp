@@ -8,7 +8,7 @@
 
 #include "cuda/native_kernels.hpp"
 
-namespace kps::cuda {
+namespace kps::bench::cuda {
 
 namespace {
 
@@ -96,7 +96,7 @@ template <class T>
 void reduce_native(const Kokkos::Cuda& exec, const T* x, std::size_t n, const ReducePolicy& p, T* out) {
   if (p.team_size <= 0 || p.team_size > 1024 || p.team_size % 32 != 0 || p.items_per_thread <= 0 || p.league_size <= 0 ||
       (p.vector_width != 1 && p.vector_width != 2 && p.vector_width != 4) || p.items_per_thread % p.vector_width != 0)
-    throw std::invalid_argument("kps::cuda::reduce_native: the policy must be resolved, with whole warps (" + to_string(p) + ")");
+    throw std::invalid_argument("kps::bench::cuda::reduce_native: the policy must be resolved, with whole warps (" + to_string(p) + ")");
   if (n == 0) {
     check(cudaMemsetAsync(out, 0, sizeof(T), exec.cuda_stream()), "cudaMemsetAsync");
     return;
@@ -127,4 +127,4 @@ KPS_NATIVE_REDUCE_INSTANTIATE(std::int64_t)
 KPS_NATIVE_REDUCE_INSTANTIATE(float)
 KPS_NATIVE_REDUCE_INSTANTIATE(double)
 
-}  // namespace kps::cuda
+}  // namespace kps::bench::cuda

@@ -1,7 +1,7 @@
 // bench/cuda/peers.cpp — CUB DeviceScan / DeviceReduce for int32, int64, float and double.
 // Every CUDA call is checked; a failure throws std::runtime_error with CUDA's message.
-// Compiled once against the toolkit's CUB (namespace kps::cuda) and, where KPS_CCCL_ROOT names a
-// newer CCCL, once more against it (cuda/peers_cccl.cpp: namespace kps::cuda::cccl, CUB wrapped in
+// Compiled once against the toolkit's CUB (namespace kps::bench::cuda) and, where KPS_CCCL_ROOT names a
+// newer CCCL, once more against it (cuda/peers_cccl.cpp: namespace kps::bench::cuda::cccl, CUB wrapped in
 // a namespace of its own so that both live in one program).
 #include "cuda/peers.hpp"
 
@@ -22,7 +22,7 @@
 #endif
 
 #ifndef KPS_CUB_PEER_NAMESPACE
-#define KPS_CUB_PEER_NAMESPACE kps::cuda
+#define KPS_CUB_PEER_NAMESPACE kps::bench::cuda
 #endif
 // The peers' name in the benchmarks (scan/<name>/..., ratio_to_<name>) and their place among the
 // peers (support/peers.hpp: providers run in rank order).

@@ -1,6 +1,6 @@
 // bench/cuda/peers.hpp — CUB, the CUDA peer every kps GPU figure is compared with. The only
-// place kps uses CUB; declared for any build, defined only where Kokkos has CUDA. kps::cuda is the
-// toolkit's CUB; cuda/peers_cccl.cpp compiles the same functions in kps::cuda::cccl against a
+// place kps uses CUB; declared for any build, defined only where Kokkos has CUDA. kps::bench::cuda is the
+// toolkit's CUB; cuda/peers_cccl.cpp compiles the same functions in kps::bench::cuda::cccl against a
 // newer CCCL where the build has one (KPS_CCCL_ROOT). The benchmarks reach both through the peer
 // registry (support/peers.hpp), as `cub` and `cub_cccl`.
 #pragma once
@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <string>
 
-namespace kps::cuda {
+namespace kps::bench::cuda {
 
 /// The CUB of the toolkit's CCCL ("CCCL 3.0.1").
 std::string cub_version();
@@ -29,5 +29,5 @@ T cub_sum(const Kokkos::Cuda& exec, const T* in, std::size_t n);
 template <class T>
 void cub_sum(const Kokkos::Cuda& exec, const T* in, T* out, std::size_t n);
 
-}  // namespace kps::cuda
+}  // namespace kps::bench::cuda
 #endif

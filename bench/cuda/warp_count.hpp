@@ -11,7 +11,7 @@
 #if defined(KOKKOS_ENABLE_CUDA)
 #include "kps/team/team_scan.hpp"
 
-namespace kps::cuda {
+namespace kps::bench::cuda {
 
 struct HardwareWarpCount {
   int* counts;  // one per step, on the device
@@ -27,5 +27,5 @@ struct HardwareWarpCount {
   }
 };
 
-}  // namespace kps::cuda
+}  // namespace kps::bench::cuda
 #endif

@@ -5,12 +5,12 @@
 // chains). A step's cos depends on the previous one, so one chain is a dependent chain whose
 // latency, not the issue rate, sets the time until enough warps (or chains) share a
 // scheduler. Every thread stores its sum of c, so no thread's loop can be dropped, and the
-// sums are checked: all equal and equal to one thread run alone (kps::cos_chain_reference).
+// sums are checked: all equal and equal to one thread run alone (kps::bench::cos_chain_reference).
 //
 // CosMath::accurate is the backend's single-precision cos (cosf on CUDA: range reduction and
 // a polynomial); CosMath::fast is the backend's hardware approximation where it has one
 // (__cosf on CUDA, one special-function instruction) and does not exist elsewhere
-// (kps::has_fast_cos<Exec>).
+// (kps::bench::has_fast_cos<Exec>).
 #pragma once
 
 #include <stdexcept>
@@ -21,7 +21,9 @@
 #include "kps/impl/backend.hpp"
 #include "kps_models/latency_model.hpp"
 
-namespace kps {
+namespace kps::bench {
+
+using models::Saturation;  // the latency model's (kps_models/latency_model.hpp)
 
 /// Which cos the loop calls.
 enum class CosMath {
@@ -50,7 +52,7 @@ struct CosLoopConfig {
   CosMath math = CosMath::accurate;
 };
 
-namespace impl {
+namespace kernels {
 
 /// The chains' starting values: chain 0 starts at 0 as in the seed; the others elsewhere in
 /// [0, 1) so that the chains are independent and the compiler cannot merge them.
@@ -71,7 +73,7 @@ struct CosLoop {
     }
     for (long long i = 0; i < iterations; ++i) {
       for (int k = 0; k < Chains; ++k) {
-        f[k] = Math == CosMath::fast ? BackendMath<Exec>::fast_cos(f[k] * 2.0f) : BackendMath<Exec>::cos(f[k] * 2.0f);
+        f[k] = Math == CosMath::fast ? kps::impl::BackendMath<Exec>::fast_cos(f[k] * 2.0f) : kps::impl::BackendMath<Exec>::cos(f[k] * 2.0f);
         c[k] += static_cast<int>(f[k] + 1.0f);
       }
     }
@@ -99,7 +101,7 @@ void cos_loop_math(const Exec& exec, const CosLoopConfig& cfg, const Kokkos::Vie
   cos_loop_launch<Exec, Chains, CosMath::accurate>(exec, cfg, out);
 }
 
-}  // namespace impl
+}  // namespace kernels
 
 /// Threads a launch of cfg writes sums for (league x team_size).
 inline std::size_t cos_loop_threads(const CosLoopConfig& cfg) {
@@ -115,7 +117,7 @@ void cos_loop(const Exec& exec, const CosLoopConfig& cfg, const Kokkos::View<int
   if (cfg.league < 1 || cfg.team_size < 1 || cfg.iterations < 0)
     throw std::invalid_argument("kps::cos_loop: league and team size must be >= 1 and iterations >= 0");
   const int team_max = Kokkos::TeamPolicy<Exec>(exec, 1, 1).team_size_max(
-      impl::CosLoop<Exec, 1, CosMath::accurate>{out, 0}, Kokkos::ParallelForTag{});
+      kernels::CosLoop<Exec, 1, CosMath::accurate>{out, 0}, Kokkos::ParallelForTag{});
   if (cfg.team_size > team_max)
     throw std::invalid_argument("kps::cos_loop: team size " + std::to_string(cfg.team_size) + " is over the " +
                                 Exec::name() + " backend's limit of " + std::to_string(team_max));
@@ -123,9 +125,9 @@ void cos_loop(const Exec& exec, const CosLoopConfig& cfg, const Kokkos::View<int
     throw std::invalid_argument("kps::cos_loop: out holds " + std::to_string(out.extent(0)) + " sums, the launch writes " +
                                 std::to_string(cos_loop_threads(cfg)));
   switch (cfg.chains) {
-    case 1: impl::cos_loop_math<Exec, 1>(exec, cfg, out); break;
-    case 2: impl::cos_loop_math<Exec, 2>(exec, cfg, out); break;
-    case 4: impl::cos_loop_math<Exec, 4>(exec, cfg, out); break;
+    case 1: kernels::cos_loop_math<Exec, 1>(exec, cfg, out); break;
+    case 2: kernels::cos_loop_math<Exec, 2>(exec, cfg, out); break;
+    case 4: kernels::cos_loop_math<Exec, 4>(exec, cfg, out); break;
     default: throw std::invalid_argument("kps::cos_loop: chains must be 1, 2 or 4, not " + std::to_string(cfg.chains));
   }
 }
@@ -140,4 +142,4 @@ int cos_chain_reference(const Exec& exec, long long iterations, int chains, CosM
   return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out)(0);
 }
 
-}  // namespace kps
+}  // namespace kps::bench

@@ -16,7 +16,7 @@
 
 #include "kps/impl/backend.hpp"
 
-namespace kps {
+namespace kps::bench {
 
 struct SpinConfig {
   int league = 1;
@@ -26,7 +26,7 @@ struct SpinConfig {
   int desired_occupancy = 0;      ///< percent, through Kokkos::Experimental::prefer; 0: none
 };
 
-namespace impl {
+namespace kernels {
 
 template <class Exec, class Bounds, int Live = 0>
 struct SpinTeams {
@@ -40,7 +40,7 @@ struct SpinTeams {
     constexpr int L = Live > 0 ? Live : 1;
     float v[L];
     for (int i = 0; i < L; ++i) v[i] = static_cast<float>(team.team_rank()) * static_cast<float>(i + 1);
-    const long long start = BackendClock<Exec>::now();
+    const long long start = kps::impl::BackendClock<Exec>::now();
     long long now = start;
     if (scratch_words > 0) {
       Scratch scratch(team.team_scratch(0), scratch_words);
@@ -49,7 +49,7 @@ struct SpinTeams {
     while (now - start < ticks) {
       if (Live > 0)
         for (int i = 0; i < L; ++i) v[i] = v[i] * 1.0001f + v[(i + 1) % L];
-      now = BackendClock<Exec>::now();
+      now = kps::impl::BackendClock<Exec>::now();
     }
     float sum = 0;
     for (int i = 0; i < L; ++i) sum += v[i];
@@ -58,7 +58,7 @@ struct SpinTeams {
   }
 };
 
-}  // namespace impl
+}  // namespace kernels
 
 /// Launches the spin on exec (asynchronous); out(t) receives the ticks team t spun (>= ticks).
 /// MaxThreads / MinBlocks become Kokkos::LaunchBounds (0, 0: none); Live values stay live
@@ -67,7 +67,7 @@ struct SpinTeams {
 /// backend's limit, or out shorter than the league.
 template <unsigned MaxThreads = 0, unsigned MinBlocks = 0, int Live = 0, class Exec>
 void spin_teams(const Exec& exec, const SpinConfig& cfg, const Kokkos::View<long long*, typename Exec::memory_space>& out) {
-  using Functor = impl::SpinTeams<Exec, Kokkos::LaunchBounds<MaxThreads, MinBlocks>, Live>;
+  using Functor = kernels::SpinTeams<Exec, Kokkos::LaunchBounds<MaxThreads, MinBlocks>, Live>;
   if (cfg.league < 1 || cfg.team_size < 1 || cfg.ticks < 0)
     throw std::invalid_argument("kps::spin_teams: league and team size must be >= 1, ticks >= 0");
   if (out.extent(0) < static_cast<std::size_t>(cfg.league))
@@ -95,4 +95,4 @@ void spin_teams(const Exec& exec, const SpinConfig& cfg, const Kokkos::View<long
     Kokkos::parallel_for("kps::spin_teams", policy, f);
 }
 
-}  // namespace kps
+}  // namespace kps::bench

@@ -129,7 +129,7 @@ class CacheFlush {
  public:
   CacheFlush() {
     if constexpr (kps::impl::is_host_space_v<Exec>) return;
-    const std::size_t bytes = 4 * kps::device_info().l2_bytes;
+    const std::size_t bytes = 4 * device_info().l2_bytes;
     if (bytes == 0) return;
     buffer_ = Kokkos::View<std::int64_t*, Device>("kps::bench::cache_flush", bytes / sizeof(std::int64_t));
     sum_ = Kokkos::View<std::int64_t, Device>("kps::bench::cache_flush_sum");
@@ -224,7 +224,7 @@ Medians timed_rounds(benchmark::State& state, const Exec& exec, const std::vecto
   // times above must not include.
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     if (!device_clock) return m;
-    kps::cuda::EventTimer events;
+    cuda::EventTimer events;
     for (std::size_t i = 0; i < round; ++i)
       for (std::size_t j = 0; j < fs.size(); ++j) {
         const std::size_t k = round_order(j, i, fs.size());

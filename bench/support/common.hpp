@@ -25,8 +25,8 @@ namespace kps::bench {
 /// The space every benchmark runs on (KPS_EXECUTION_SPACE at configure time), and the device
 /// type of the benchmarks' Views: Kokkos Kernels' peers run where the View says, so they run on
 /// Exec too (support/execution_space.hpp).
-using Exec = kps::ExecutionSpace;
-using Device = kps::DeviceType;
+using Exec = ExecutionSpace;
+using Device = DeviceType;
 
 /// The sweep, from the command line (--kps_sizes, --kps_types) or the backend's defaults.
 struct Options {

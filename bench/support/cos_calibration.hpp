@@ -27,8 +27,8 @@ inline int cos_reference(long long iterations, int chains, CosMath math) {
 /// The latency model of a cos-loop kernel, from its two named calibration points, one team each:
 /// threads:32 (one warp alone) and threads:1024 (8 warps per scheduler, saturated); `launch`
 /// runs a configuration of the kernel, each point is the median of 5 launches.
-inline LatencyModel calibrate_cos_model(const std::function<void(const CosLoopConfig&, const CosSums&)>& launch,
-                                        const LatencyDevice& dev, CosMath math, int chains, long long iterations) {
+inline models::LatencyModel calibrate_cos_model(const std::function<void(const CosLoopConfig&, const CosSums&)>& launch,
+                                        const models::LatencyDevice& dev, CosMath math, int chains, long long iterations) {
   constexpr int saturated = 1024;
   CosSums out("kps::bench::cos_calibration", saturated);
   const auto per_iteration = [&](int threads) {
@@ -36,7 +36,7 @@ inline LatencyModel calibrate_cos_model(const std::function<void(const CosLoopCo
     return median_seconds(Exec(), [&] { launch(cfg, out); }, 5) / static_cast<double>(iterations);
   };
   const double t1 = per_iteration(32), tn = per_iteration(saturated);
-  return calibrate_latency_model(t1, busiest_scheduler_warps(dev, 1, saturated), tn, expected_saturation(math));
+  return models::calibrate_latency_model(t1, models::busiest_scheduler_warps(dev, 1, saturated), tn, expected_saturation(math));
 }
 
 }  // namespace kps::bench

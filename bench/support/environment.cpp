@@ -23,7 +23,7 @@
 #define KPS_VERSION "unknown"
 #endif
 
-namespace kps {
+namespace kps::bench {
 
 namespace {
 /// `text` with the checkout's folder left out of its paths: a table of the checkout reads
@@ -122,8 +122,6 @@ const std::vector<int>& backend_threads_cpus() {
   return cpus;
 }
 
-std::string preflight() { return impl::BackendHardware<ExecutionSpace>::unavailable(); }
-
 std::map<std::string, std::string> environment() {
   const Hardware d = device_info();
   std::map<std::string, std::string> env{
@@ -182,4 +180,4 @@ std::map<std::string, std::string> environment() {
   return env;
 }
 
-}  // namespace kps
+}  // namespace kps::bench

@@ -8,17 +8,14 @@
 #include <vector>
 
 #include "kps/tuning/hardware.hpp"
+#include "support/execution_space.hpp"
 
-namespace kps {
+namespace kps::bench {
 
-/// The hardware kps::ExecutionSpace (support/execution_space.hpp) runs on (Kokkos initialized).
+/// The hardware ExecutionSpace (support/execution_space.hpp) runs on (Kokkos initialized).
 Hardware device_info();
 
-/// Before Kokkos::initialize: an empty string when kps::ExecutionSpace can run on this
-/// machine, else a one-line reason (for example: a CUDA build and no GPU visible).
-std::string preflight();
-
-/// The CPUs kps::ExecutionSpace's threads may run on (the union of their affinity masks, asked
+/// The CPUs ExecutionSpace's threads may run on (the union of their affinity masks, asked
 /// once, Kokkos initialized; empty where the system does not say): a peer on another threading
 /// runtime runs its workers on these.
 const std::vector<int>& backend_threads_cpus();
@@ -27,4 +24,4 @@ const std::vector<int>& backend_threads_cpus();
 /// tuning table in use, kps version and git revision. Keys are stable (benchmark context).
 std::map<std::string, std::string> environment();
 
-}  // namespace kps
+}  // namespace kps::bench

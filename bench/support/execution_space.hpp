@@ -1,16 +1,20 @@
 // bench/support/execution_space.hpp — the one Kokkos execution space that kps' executables
-// (kps-bench, the tests) run on: kps::ExecutionSpace. The library itself (kps::kps) takes any.
+// (kps-bench, the tests) run on: kps::bench::ExecutionSpace. The library itself (kps::kps) takes any.
 //
 // Chosen at configure time, not by Kokkos: the CMake option KPS_EXECUTION_SPACE (Default,
 // Serial, OpenMP, Threads, Cuda, HIP; cmake/kps_kokkos.cmake checks it against the Kokkos found) becomes one
-// compile definition of the benchmark support target (kps_bench), read here. Default (no definition) is
+// compile definition of the executables' target kps_space (bench/CMakeLists.txt), read here. Default (no definition) is
 // Kokkos::DefaultExecutionSpace, which Kokkos fixes when it is built (CUDA if enabled, else
 // OpenMP, ..., Serial last); naming a space lets one Kokkos install run the same studies on each
 // of its backends, for example Serial and OpenMP from the host Kokkos of scripts/setup.sh.
 // The library (scan.hpp, reduce.hpp) stays templates on the space; only executables choose.
 #pragma once
 
+#include <string>
+
 #include <Kokkos_Core.hpp>
+
+#include "kps/tuning/hardware.hpp"
 
 #if defined(KPS_EXECUTION_SPACE_SERIAL) + defined(KPS_EXECUTION_SPACE_OPENMP) + defined(KPS_EXECUTION_SPACE_THREADS) + \
         defined(KPS_EXECUTION_SPACE_CUDA) + defined(KPS_EXECUTION_SPACE_HIP) >                                 \
@@ -18,7 +22,7 @@
 #error "kps: more than one KPS_EXECUTION_SPACE_* is defined; KPS_EXECUTION_SPACE (CMake) sets exactly one"
 #endif
 
-namespace kps {
+namespace kps::bench {
 
 #if defined(KPS_EXECUTION_SPACE_SERIAL)
 #if !defined(KOKKOS_ENABLE_SERIAL)
@@ -56,4 +60,8 @@ using ExecutionSpace = Kokkos::DefaultExecutionSpace;
 /// OpenMP in a Serial build of the host Kokkos.
 using DeviceType = Kokkos::Device<ExecutionSpace, ExecutionSpace::memory_space>;
 
-}  // namespace kps
+/// Before Kokkos::initialize: an empty string when ExecutionSpace can run on this machine, else a
+/// one-line reason (for example: a CUDA build and no GPU visible).
+inline std::string preflight() { return kps::impl::BackendHardware<ExecutionSpace>::unavailable(); }
+
+}  // namespace kps::bench

@@ -27,7 +27,7 @@
 
 namespace kps::bench {
 
-using Exec = kps::ExecutionSpace;
+using Exec = ExecutionSpace;
 
 enum class Placement {
   rounds,  ///< timed in the rounds of kps' call: same runtime, or none
@@ -44,7 +44,7 @@ struct ScanPeer {
   bool waits = false;  ///< returns only once its work is done (timed to its return: timed_rounds)
   /// Untimed, before each of its timed calls (after the cache flush): a peer of another threading
   /// runtime waits there for the benchmarks' space's idle threads to sleep (Peers::before_own).
-  std::function<void()> before;
+  std::function<void()> before{};
 };
 
 /// A sum: the value returned to the host (`sum`: waits for it), and where the peer has one, the
@@ -59,7 +59,7 @@ struct SumPeer {
   /// points are compared with it: CUB's are; a host's one-thread loop, which takes 25 times a
   /// point's time at 2^24, is not.
   bool in_sweeps = false;
-  std::function<void()> before;  ///< as ScanPeer::before
+  std::function<void()> before{};  ///< as ScanPeer::before
 };
 
 /// Every peer of the build, by element type, in the providers' order.

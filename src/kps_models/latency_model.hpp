@@ -1,5 +1,5 @@
 // kps_models/latency_model.hpp — the latency-hiding model of the cos-loop study (seeds 001 and 003),
-// plain C++ (no Kokkos, no GPU): predicts the time of a launch of kps::cos_loop from two
+// plain C++ (no Kokkos, no GPU): predicts the time of a launch of kps::bench::cos_loop from two
 // calibration points and the device's shape.
 //
 // A scheduler (SM sub-partition) holds n warps of one kernel. Every loop iteration of a warp
@@ -58,7 +58,7 @@
 #include <string>
 #include <vector>
 
-namespace kps {
+namespace kps::models {
 
 /// How a scheduler shares its bottleneck between the warps of co-resident blocks.
 enum class BlockArbitration {
@@ -241,4 +241,4 @@ inline double predict_latency_seconds(const LatencyModel& m, const LatencyDevice
   return seconds;
 }
 
-}  // namespace kps
+}  // namespace kps::models

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace kps {
+namespace kps::models {
 namespace {
 
 constexpr std::size_t KiB = 1024;
@@ -342,4 +342,4 @@ std::string explain_waves(const OccupancyResult& r, long long blocks, int sms) {
          " rounded up).";
 }
 
-}  // namespace kps
+}  // namespace kps::models

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-namespace kps {
+namespace kps::models {
 
 /// Per-SM and per-block limits of one compute capability (CUDA C Programming Guide,
 /// "Technical Specifications per Compute Capability"; allocation rules as in cuda_occupancy.h).
@@ -144,4 +144,4 @@ int fewest_blocks_by_shared_memory(const DeviceLimits& device, const KernelResou
 /// "36 KB" for whole kibibytes, else "36865 B".
 std::string format_bytes(std::size_t bytes);
 
-}  // namespace kps
+}  // namespace kps::models

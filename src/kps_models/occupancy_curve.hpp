@@ -20,7 +20,7 @@
 
 #include "kps_models/latency_model.hpp"
 
-namespace kps {
+namespace kps::models {
 
 /// Occupancy (0..1, may exceed 1 for a plateau beyond the SM's warps) of `warps_per_scheduler`
 /// warps on each of `schedulers` schedulers of an SM holding at most `max_warps` warps.
@@ -67,4 +67,4 @@ inline double bandwidth_plateau_blocks(const BandwidthModel& m) {
   return m.ceiling / m.per_block;
 }
 
-}  // namespace kps
+}  // namespace kps::models

@@ -81,18 +81,18 @@ class RuntimeOccupancy : public ::testing::Test {
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no CUDA GPU visible";
     ASSERT_EQ(cudaGetDeviceProperties(&prop_, 0), cudaSuccess);
     try {
-      limits_ = &kps::limits_for(prop_.major, prop_.minor);
+      limits_ = &kps::models::limits_for(prop_.major, prop_.minor);
     } catch (const std::invalid_argument& e) {
       GTEST_SKIP() << prop_.name << ": " << e.what();
     }
   }
   cudaDeviceProp prop_{};
-  const kps::DeviceLimits* limits_ = nullptr;
+  const kps::models::DeviceLimits* limits_ = nullptr;
 };
 
 // The model's table is what the device reports.
 TEST_F(RuntimeOccupancy, TableMatchesTheDevice) {
-  const kps::DeviceLimits& d = *limits_;
+  const kps::models::DeviceLimits& d = *limits_;
   EXPECT_EQ(d.max_threads_per_block, prop_.maxThreadsPerBlock);
   EXPECT_EQ(d.max_threads_per_sm, prop_.maxThreadsPerMultiProcessor);
   EXPECT_EQ(d.max_blocks_per_sm, prop_.maxBlocksPerMultiProcessor);
@@ -106,7 +106,7 @@ TEST_F(RuntimeOccupancy, TableMatchesTheDevice) {
 }
 
 TEST_F(RuntimeOccupancy, ModelMatchesCudaOccupancyMaxActiveBlocksPerMultiprocessor) {
-  const kps::DeviceLimits& d = *limits_;
+  const kps::models::DeviceLimits& d = *limits_;
   const Kernel kernels[] = {{"light", reinterpret_cast<const void*>(&light_kernel), false},
                             {"heavy<24>", reinterpret_cast<const void*>(&heavy_kernel<24>), false},
                             {"heavy<48>", reinterpret_cast<const void*>(&heavy_kernel<48>), false},
@@ -140,7 +140,7 @@ TEST_F(RuntimeOccupancy, ModelMatchesCudaOccupancyMaxActiveBlocksPerMultiprocess
           runtime = 0;
           (void)cudaGetLastError();
         }
-        kps::KernelResources res;
+        kps::models::KernelResources res;
         res.threads_per_block = threads;
         res.registers_per_thread = attr.numRegs;
         res.static_smem = attr.sharedSizeBytes;
@@ -148,7 +148,7 @@ TEST_F(RuntimeOccupancy, ModelMatchesCudaOccupancyMaxActiveBlocksPerMultiprocess
         int model = 0;
         std::string why;
         try {
-          const kps::OccupancyResult r = kps::occupancy(d, res);
+          const kps::models::OccupancyResult r = kps::models::occupancy(d, res);
           model = r.blocks_per_sm;
           why = r.explanation;
         } catch (const std::invalid_argument& e) {

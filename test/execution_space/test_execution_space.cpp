@@ -28,20 +28,20 @@ bool same_ignoring_case(std::string a, std::string b) {
 }
 
 TEST(ExecutionSpace, IsTheConfiguredOne) {
-  EXPECT_STREQ(kps::ExecutionSpace::name(), configured) << "KPS_EXECUTION_SPACE=" << option;
+  EXPECT_STREQ(kps::bench::ExecutionSpace::name(), configured) << "KPS_EXECUTION_SPACE=" << option;
   if (same_ignoring_case(option, "Default"))
-    EXPECT_TRUE((std::is_same_v<kps::ExecutionSpace, Kokkos::DefaultExecutionSpace>));
+    EXPECT_TRUE((std::is_same_v<kps::bench::ExecutionSpace, Kokkos::DefaultExecutionSpace>));
   else
-    EXPECT_TRUE(same_ignoring_case(kps::ExecutionSpace::name(), option)) << "KPS_EXECUTION_SPACE=" << option;
+    EXPECT_TRUE(same_ignoring_case(kps::bench::ExecutionSpace::name(), option)) << "KPS_EXECUTION_SPACE=" << option;
 #if defined(KPS_EXECUTION_SPACE_SERIAL)
-  static_assert(std::is_same_v<kps::ExecutionSpace, Kokkos::Serial>);
-  EXPECT_EQ(kps::ExecutionSpace().concurrency(), 1);
+  static_assert(std::is_same_v<kps::bench::ExecutionSpace, Kokkos::Serial>);
+  EXPECT_EQ(kps::bench::ExecutionSpace().concurrency(), 1);
 #endif
 }
 
-// Views of kps::DeviceType run View-driven operations (Kokkos Kernels' peers) on the space: the
+// Views of kps::bench::DeviceType run View-driven operations (Kokkos Kernels' peers) on the space: the
 // reduction KokkosBlas::dot launches is seen by Kokkos Tools' begin-reduce hook with the device id
-// of kps::ExecutionSpace (in a Serial build of a Kokkos whose default is OpenMP, not OpenMP's).
+// of kps::bench::ExecutionSpace (in a Serial build of a Kokkos whose default is OpenMP, not OpenMP's).
 std::vector<std::uint32_t> reduce_devices;
 void record_reduce(const char*, const std::uint32_t device, std::uint64_t* id) {
   reduce_devices.push_back(device);
@@ -49,8 +49,8 @@ void record_reduce(const char*, const std::uint32_t device, std::uint64_t* id) {
 }
 
 TEST(ExecutionSpace, DeviceTypeViewsRunOnIt) {
-  using V = Kokkos::View<double*, kps::DeviceType>;
-  static_assert(std::is_same_v<V::execution_space, kps::ExecutionSpace>);
+  using V = Kokkos::View<double*, kps::bench::DeviceType>;
+  static_assert(std::is_same_v<V::execution_space, kps::bench::ExecutionSpace>);
   V x("x", 1000), y("y", 1000);
   Kokkos::deep_copy(x, 2.0);
   Kokkos::deep_copy(y, 3.0);
@@ -60,18 +60,18 @@ TEST(ExecutionSpace, DeviceTypeViewsRunOnIt) {
   Kokkos::Tools::Experimental::set_begin_parallel_reduce_callback(nullptr);
   EXPECT_EQ(d, 6000.0);
   ASSERT_FALSE(reduce_devices.empty()) << "KokkosBlas::dot launched no reduction Kokkos Tools saw";
-  const std::uint32_t want = Kokkos::Tools::Experimental::device_id(kps::ExecutionSpace());
+  const std::uint32_t want = Kokkos::Tools::Experimental::device_id(kps::bench::ExecutionSpace());
   for (std::uint32_t got : reduce_devices) EXPECT_EQ(got, want) << "a reduction ran on another execution space";
 }
 
 TEST(ExecutionSpace, EnvironmentDescribesIt) {
-  auto env = kps::environment();
-  const std::string name = kps::ExecutionSpace::name();
+  auto env = kps::bench::environment();
+  const std::string name = kps::bench::ExecutionSpace::name();
   EXPECT_EQ(env["backend"], name);
   EXPECT_EQ(env["kps_execution_space"], name);
   EXPECT_EQ(env["kokkos_default_execution_space"], Kokkos::DefaultExecutionSpace::name());
-  EXPECT_EQ(env["kokkos_concurrency"], std::to_string(kps::ExecutionSpace().concurrency()));
-  EXPECT_EQ(kps::device_info().backend, name);
+  EXPECT_EQ(env["kokkos_concurrency"], std::to_string(kps::bench::ExecutionSpace().concurrency()));
+  EXPECT_EQ(kps::bench::device_info().backend, name);
 }
 
 }  // namespace

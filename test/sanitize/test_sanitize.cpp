@@ -24,6 +24,8 @@ namespace kps::test {
 // Named (not anonymous): nvcc cannot launch kernels on lambdas of anonymous namespaces.
 namespace sanitize_tests {
 
+using namespace kps::bench;  // the study kernels (bench/kernels/)
+
 using Exec = ExecutionSpace;
 using Space = Exec::memory_space;
 constexpr std::size_t n = 100003;
@@ -149,9 +151,9 @@ TEST(Sanitize, NativeTwins) {
     const Exec exec;
     const CosLoopConfig cfg{4, 64, 64, 2, CosMath::fast};
     Kokkos::View<int*, Space> sums("sums", cos_loop_threads(cfg));
-    cuda::cos_loop_native(exec, cfg, sums.data());
+    bench::cuda::cos_loop_native(exec, cfg, sums.data());
     Kokkos::View<long long*, Space> spun("spun", 8);
-    cuda::spin_native(exec, 0, 8, 64, 1000, 1024, spun.data());
+    bench::cuda::spin_native(exec, 0, 8, 64, 1000, 1024, spun.data());
     exec.fence();
     const int want = cos_chain_reference(exec, cfg.iterations, cfg.chains, cfg.math);
     for (int s : to_host(sums)) ASSERT_EQ(s, want);

@@ -78,7 +78,7 @@ std::size_t parse_bytes(const std::string& option, const std::string& text) {
 
 /// A per-limit block count as JSON: null where the resource sets no limit.
 nlohmann::ordered_json limit(int blocks) {
-  return blocks == kps::unlimited_blocks ? nlohmann::ordered_json() : nlohmann::ordered_json(blocks);
+  return blocks == kps::models::unlimited_blocks ? nlohmann::ordered_json() : nlohmann::ordered_json(blocks);
 }
 
 struct Options {
@@ -132,11 +132,11 @@ int run(int argc, char** argv) {
   if (!o.cc) throw UsageError("--cc is required (--help for usage)");
   if (!o.threads) throw UsageError("--threads is required (--help for usage)");
   if (!o.regs) throw UsageError("--regs is required (--help for usage)");
-  const kps::DeviceLimits& device = kps::limits_for(*o.cc);
+  const kps::models::DeviceLimits& device = kps::models::limits_for(*o.cc);
   const int sms = o.sms.value_or(device.flagship_sms);
   if (sms < 1) throw UsageError("--sms must be at least 1 (got " + std::to_string(sms) + ")");
 
-  kps::KernelResources kernel;
+  kps::models::KernelResources kernel;
   kernel.threads_per_block = *o.threads;
   kernel.registers_per_thread = *o.regs;
   kernel.static_smem = o.smem;
@@ -144,15 +144,15 @@ int run(int argc, char** argv) {
   kernel.carveout_percent = o.carveout.value_or(-1);
   if (o.carveout && *o.carveout < 0)
     throw UsageError("--carveout is a percentage 0..100 (got " + std::to_string(*o.carveout) + ")");
-  const kps::OccupancyResult r = kps::occupancy(device, kernel);
+  const kps::models::OccupancyResult r = kps::models::occupancy(device, kernel);
 
   using json = nlohmann::ordered_json;
   std::string explanation = r.explanation;
   json waves, per_wave;  // null without --blocks
   if (o.blocks) {
-    waves = kps::waves(r, *o.blocks, sms);
+    waves = kps::models::waves(r, *o.blocks, sms);
     per_wave = static_cast<long long>(sms) * r.blocks_per_sm;
-    explanation += " Waves: " + kps::explain_waves(r, *o.blocks, sms);
+    explanation += " Waves: " + kps::models::explain_waves(r, *o.blocks, sms);
   }
   json j;
   j["capability"] = r.capability;
