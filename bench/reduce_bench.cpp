@@ -378,7 +378,9 @@ void run_sweep_point(benchmark::State& state, std::size_t n, const ReducePolicy&
 /// reduce_sweep/seed/<type>/<N>/team:T/items:I (one team per tile of T x I; per T, tiles up to
 /// the first that covers N) and
 /// reduce_sweep/capped/<type>/<N>/team:T/items:I/waves:W (the league capped at W waves of
-/// resident teams, where that is fewer teams than tiles).
+/// resident teams, where that is fewer teams than tiles) and, on host backends,
+/// reduce_sweep/dynamic/<type>/<N>/team:T/items:I (the seed's league, its teams taken by the
+/// threads as they free up, where it has more teams than threads).
 template <class T>
 void register_sweep(const Options& o, std::size_t n, const std::string& suffix) {
   const int limit = impl::reduce_team_size_limit<Exec, T>(Exec());
@@ -386,7 +388,7 @@ void register_sweep(const Options& o, std::size_t n, const std::string& suffix) 
   const auto capped_league = [concurrency](std::int64_t team, std::int64_t waves) {
     return std::max<std::size_t>(1, concurrency / std::size_t(team)) * std::size_t(waves);
   };
-  std::vector<std::vector<std::int64_t>> seed, capped;
+  std::vector<std::vector<std::int64_t>> seed, capped, dynamic;
   for (int team : sweep_team_sizes(o.host)) {
     if (team > limit) continue;
     for (int items : sweep_items(o.host)) {  // ascending
@@ -394,6 +396,9 @@ void register_sweep(const Options& o, std::size_t n, const std::string& suffix) 
       seed.push_back({team, items});
       if (n <= tile) break;  // one team covers N: the league of one; larger tiles launch the same
       const std::size_t needed = (n + tile - 1) / tile;
+      // Host backends: the seed's league with its teams taken dynamically, where it has more
+      // teams than threads (ReducePolicy::dynamic_teams).
+      if (o.host && needed > capped_league(team, 1)) dynamic.push_back({team, items});
       for (int waves : sweep_waves) {
         const std::size_t cap = capped_league(team, waves);
         if (needed <= cap || cap > 2147483647u) continue;
@@ -416,6 +421,13 @@ void register_sweep(const Options& o, std::size_t n, const std::string& suffix) 
     });
     b->ArgNames({"team", "items", "waves"});
     for (const auto& p : capped) b->Args(p);
+  }
+  if (!dynamic.empty()) {
+    auto* b = add_rounds("reduce_sweep/dynamic" + suffix, rounds, [=](benchmark::State& s) {
+      run_sweep_point<T>(s, n, ReducePolicy{int(s.range(0)), int(s.range(1)), 0, 0, true}, "dynamic");
+    });
+    b->ArgNames({"team", "items"});
+    for (const auto& p : dynamic) b->Args(p);
   }
 }
 

@@ -1,4 +1,5 @@
 // test/main.cpp — GoogleTest main with Kokkos initialized once for all tests.
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -13,7 +14,7 @@ int main(int argc, char** argv) {
   if (::testing::GTEST_FLAG(list_tests)) return RUN_ALL_TESTS();  // test discovery: no Kokkos needed
   const std::string why = kps::bench::preflight();
   if (!why.empty()) {
-    std::cerr << "kps-tests: " << why << "\n";
+    std::cerr << std::filesystem::path(argv[0]).filename().string() << ": " << why << "\n";
     return 3;
   }
   Kokkos::ScopeGuard kokkos(argc, argv);

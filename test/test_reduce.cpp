@@ -113,6 +113,10 @@ TYPED_TEST(Reduce, PolicyFamilies) {
   check_policy<TypeParam>({2, 3, 5, 1});
   check_policy<TypeParam>({1, 4, 1, 4});
   check_policy<TypeParam>({1, 4096, 2, 0});
+  // Teams taken dynamically (host backends; GPUs ignore it): the seed's league, a capped one.
+  check_policy<TypeParam>({1, 64, 0, 0, true});
+  check_policy<TypeParam>({2, 3, 5, 1, true});
+  for (int items : {1, 16, 2048}) check_policy<TypeParam>({1, items, 0, 0, true}, false, false);
   // A league of one team ends the reduction inside the team where the result is a View exec
   // writes (the returned value's pinned View on a GPU, the asynchronous form's View in exec's
   // memory): the largest teams, a tile of N and one looping past it.

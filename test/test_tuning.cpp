@@ -111,8 +111,9 @@ TEST(TuningTable, MalformedTablesNameLineAndReason) {
       {"kps-reduce-table 1\ndevice = d\nbackend = b\nconcurrency = many\n", "t.table:4: ",
        "concurrency 'many' is not a non-negative integer"},
       {head + "int32 0 10 64 2 0 0\ndate = x\n", "t.table:6: ", "header line after the first row"},
-      {head + "int32 0 10 64 2 0\n", "t.table:5: ", "7 fields"},
-      {head + "int32 0 10 64 2 0 0 9\n", "t.table:5: ", "7 fields"},
+      {head + "int32 0 10 64 2 0\n", "t.table:5: ", "7 or 8 fields"},
+      {head + "int32 0 10 64 2 0 0 static 9\n", "t.table:5: ", "7 or 8 fields"},
+      {head + "int32 0 10 64 2 0 0 9\n", "t.table:5: ", "schedule must be static or dynamic, not '9'"},
       {head + "int16 0 10 64 2 0 0\n", "t.table:5: ", "unknown element type 'int16'"},
       {head + "int32 -1 10 64 2 0 0\n", "t.table:5: ", "n_min '-1' is not a non-negative integer"},
       {head + "int32 0 1e3 64 2 0 0\n", "t.table:5: ", "n_max '1e3' is not a non-negative integer or 'inf'"},
@@ -314,6 +315,7 @@ constexpr const char* tuning_table_text =
     "compute_units = 4\n"
     "memory_bytes = 8000000000\n"
     "reduce int32 0 inf 64 2 0 0\n"
+    "reduce int64 0 inf 1 32768 0 0 dynamic\n"
     "scan * 0 262143 kokkos 0 64 staged 0 0 0\n"
     "scan * 262144 inf single_pass 128 32 direct 2400 100 64   # the defaults of large scans\n"
     "scan double 0 inf single_pass 0 16 staged 0 0 0\n"
@@ -323,14 +325,17 @@ TEST(TuningTable, ParsesScanAndReduceRows) {
   const TuningTable t = parse(tuning_table_text);
   EXPECT_EQ(t.compute_capability, "9.0");
   EXPECT_EQ(t.memory_bytes, 8000000000u);
-  ASSERT_EQ(t.reduce_rows.size(), 1u);
+  ASSERT_EQ(t.reduce_rows.size(), 2u);
+  EXPECT_FALSE(t.find_reduce("int32", 5)->dynamic_teams);  // a row of 7 fields
+  EXPECT_TRUE(t.find_reduce("int64", 5)->dynamic_teams);
+  EXPECT_TRUE(impl::policy_from_row(*t.find_reduce("int64", 5), 1 << 20).dynamic_teams);
   ASSERT_EQ(t.scan_rows.size(), 4u);
   const ScanRow* small = t.find_scan("int32", 1000);
   ASSERT_NE(small, nullptr);
   EXPECT_EQ(small->algorithm, ScanAlgorithm::kokkos);
   const ScanRow* large = t.find_scan("float", std::size_t(1) << 20);
   ASSERT_NE(large, nullptr);
-  EXPECT_EQ(large->line, 10);
+  EXPECT_EQ(large->line, 11);
   const impl::ScanTuning tuned = impl::scan_tuning_of(*large);
   EXPECT_EQ(tuned.algorithm, ScanAlgorithm::single_pass);
   EXPECT_EQ(tuned.single_pass.team_size, 128);

@@ -1,11 +1,12 @@
 // bench/cuda/native.hpp — Native<Kokkos::Cuda> (support/native.hpp): the native CUDA twins of the
 // study kernels (cuda/native_kernels.hpp), cudaFuncGetAttributes and the runtime's occupancy of
-// the kernels Kokkos launches (cuda/kokkos_launch.hpp), the placement probe and the hardware's
-// active-warp count (cuda/warp_count.hpp). Included by support/native.hpp where Kokkos has CUDA.
+// the kernels Kokkos launches (cuda/kokkos_launch.hpp), the placement probe, the hardware's
+// active-warp count (cuda/warp_count.hpp) and CUDA events as the device's clock (cuda/event_timer.hpp). Included by support/native.hpp where Kokkos has CUDA.
 #pragma once
 
 #include <stdexcept>
 
+#include "cuda/event_timer.hpp"
 #include "cuda/kokkos_launch.hpp"
 #include "cuda/native_kernels.hpp"
 #include "cuda/warp_count.hpp"
@@ -18,7 +19,9 @@ struct Native<Kokkos::Cuda> {
   static constexpr bool has_attributes = true;
   static constexpr bool has_placement = true;
   static constexpr bool has_warp_count = true;
+  static constexpr bool has_event_timer = true;
   using WarpCount = cuda::HardwareWarpCount;
+  using EventTimer = cuda::EventTimer;
 
   static void cos_loop(const Kokkos::Cuda& exec, const CosLoopConfig& cfg, int* out) {
     cuda::cos_loop_native(exec, cfg, out);

@@ -22,7 +22,7 @@ KernelAttributes attributes_of(Kernel kernel) {
   return KernelAttributes{a.numRegs, a.sharedSizeBytes, a.localSizeBytes, a.maxThreadsPerBlock};
 }
 
-// ---- cos loop twin: the same arithmetic as kps::kernels::CosLoop, written natively.
+// ---- cos loop twin: the same arithmetic as kps::bench::kernels::CosLoop, written natively.
 template <int Chains, bool Fast>
 __global__ void cos_loop_kernel(long long iterations, int* out) {
   float f[Chains];

@@ -9,8 +9,8 @@
 #include <string>
 #include <type_traits>
 
-#include "cuda/event_timer.hpp"
 #include "kps/impl/kokkos_compat.hpp"
+#include "support/native.hpp"
 #include "support/peers.hpp"
 #include "support/rounds.hpp"
 
@@ -159,6 +159,35 @@ const CacheFlush& cache_flush() {
   return *flush;
 }
 
+/// The calls' device times where the backend has a device clock (Native<E>::EventTimer), in rounds
+/// of their own: recording events costs the host time, and after a call that waits for its
+/// result the stop event takes one more round trip, which the wall times must not include.
+/// Empty elsewhere.
+template <class E = Exec, class Flush, class Settle>
+std::vector<double> device_times(const E& exec, const std::vector<std::function<void()>>& fs, std::size_t rounds,
+                                 const Flush& flush, const Settle& settle) {
+  std::vector<double> medians;
+  if constexpr (Native<E>::has_event_timer) {
+    typename Native<E>::EventTimer events;
+    std::vector<std::vector<double>> gpu(fs.size());
+    for (std::size_t i = 0; i < rounds; ++i)
+      for (std::size_t j = 0; j < fs.size(); ++j) {
+        const std::size_t k = round_order(j, i, fs.size());
+        exec.fence();
+        flush(exec);
+        settle(k);
+        events.start(exec);
+        fs[k]();
+        events.stop(exec);
+        gpu[k].push_back(events.seconds());
+      }
+    for (const auto& g : gpu) medians.push_back(median(g));
+  } else {
+    (void)exec, (void)fs, (void)rounds, (void)flush, (void)settle;
+  }
+  return medians;
+}
+
 }  // namespace
 
 double median_seconds(const Exec& exec, const std::function<void()>& f, int reps) {
@@ -192,7 +221,7 @@ Medians timed_rounds(benchmark::State& state, const Exec& exec, const std::vecto
     else if (own)
       own();
   };
-  std::vector<std::vector<double>> wall(fs.size()), gpu(fs.size());
+  std::vector<std::vector<double>> wall(fs.size());
   const CacheFlush& flush = cache_flush();
   for (const auto& f : fs) f();  // warm-up
   // Rounds in whole Williams designs (add_rounds): rounds that rotate one fixed order have each
@@ -218,29 +247,7 @@ Medians timed_rounds(benchmark::State& state, const Exec& exec, const std::vecto
   m.rounds = static_cast<int>(round);
   if (round == 0) return m;
   for (std::size_t k = 0; k < fs.size(); ++k) m.wall.push_back(median(wall[k]));
-#if defined(KOKKOS_ENABLE_CUDA)
-  // Device times in rounds of their own: recording events costs the host time, and after a
-  // call that waits for its result the stop event takes one more round trip, which the wall
-  // times above must not include.
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    if (!device_clock) return m;
-    cuda::EventTimer events;
-    for (std::size_t i = 0; i < round; ++i)
-      for (std::size_t j = 0; j < fs.size(); ++j) {
-        const std::size_t k = round_order(j, i, fs.size());
-        exec.fence();
-        flush(exec);
-        settle(k);
-        events.start(exec);
-        fs[k]();
-        events.stop(exec);
-        gpu[k].push_back(events.seconds());
-      }
-    for (std::size_t k = 0; k < fs.size(); ++k) m.gpu.push_back(median(gpu[k]));
-  }
-#else
-  (void)device_clock;
-#endif
+  if (device_clock) m.gpu = device_times(exec, fs, round, flush, settle);
   return m;
 }
 

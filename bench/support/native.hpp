@@ -12,6 +12,7 @@
 //                   team_reduce_resources: the same with the runtime's resident blocks per SM
 //   has_placement   block_placement: the SM of every block and the warp slot of every warp
 //   has_warp_count  WarpCount: a TileScanKernel counter of the warps active at each step
+//   has_event_timer EventTimer: the device's own clock around a call (start, stop, seconds)
 // (the same pattern as the library's backend traits, src/kps/impl/backend.hpp).
 #pragma once
 
@@ -39,6 +40,7 @@ struct Native {
   static constexpr bool has_attributes = false;
   static constexpr bool has_placement = false;
   static constexpr bool has_warp_count = false;
+  static constexpr bool has_event_timer = false;
 
   static void cos_loop(const Exec&, const CosLoopConfig&, int*) { throw NoNative("native cos loop"); }
   static KernelAttributes cos_loop_attributes(int, CosMath) { return {}; }

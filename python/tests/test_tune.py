@@ -141,6 +141,23 @@ class Tune(unittest.TestCase):
         text = tune.table_text(CTX, rows, source, 1024)
         self.assertRegex(text, r"\nreduce int32\s+63246\s+inf\s+256\s+16\s+4\s+0\s+#")
 
+    def test_dynamic_teams_make_a_row_with_a_schedule(self):
+        # D (the seed's league of B with dynamic teams) is best at the large sizes; not run at the
+        # small ones, where its league is one wave at most: there the seed's B stands in.
+        D = ("dynamic", 256, 16, 0)
+        over = {("int32", n) + D: 80.0 for n in LARGE}
+        points, best, rows, source = self.analyse(canned(over))
+        self.assertAlmostEqual(tune.config_seconds(points["int32"][4000], tune.Config(*D), 4000, 1024), 15e-6)
+        self.assertEqual(rows["int32"][-1][2], tune.Config(*D))
+        self.assertEqual(tune.Config(*D).schedule(), "dynamic")
+        self.assertIn("dynamic teams", tune.Config(*D).label())
+        text = tune.table_text(CTX, rows, source, 1024)
+        self.assertRegex(text, r"\nreduce int32\s+\d+\s+inf\s+256\s+16\s+0\s+0\s+dynamic\s+#")
+        # static rows keep their seven fields
+        self.assertRegex(text, r"\nreduce int32\s+0\s+\d+\s+64\s+2\s+0\s+0\s+#")
+        self.assertEqual(tune.benchmark_name("int32", 1000000, tune.Config(*D)),
+                         "reduce_sweep/dynamic/int32/1000000/team:256/items:16")
+
     def test_same_size_copies(self):
         _, _, rows, source = self.analyse(canned())
         self.assertEqual(source, {"int32": "int32", "float": "int32"})

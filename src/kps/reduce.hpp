@@ -35,7 +35,7 @@ namespace impl {
 /// A table row as the policy for n elements: league 0 stays 0 (the seed's league, filled in
 /// by validate), L > 0 becomes min(ceil(n / (team x items)), L).
 inline ReducePolicy policy_from_row(const ReduceRow& r, std::size_t n) {
-  ReducePolicy p{r.team_size, r.items_per_thread, 0, r.vector_width};
+  ReducePolicy p{r.team_size, r.items_per_thread, 0, r.vector_width, r.dynamic_teams};
   if (r.league > 0) {
     const std::size_t per_team = std::size_t(r.team_size) * r.items_per_thread;
     const std::size_t needed = (n + per_team - 1) / per_team;

@@ -17,7 +17,7 @@
 #include "kernels/spin.hpp"
 #include "../test_support.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)
-#include "cuda/native_kernels.hpp"
+#include "support/native.hpp"
 #endif
 
 namespace kps::test {
@@ -147,13 +147,13 @@ TEST(Sanitize, Spin) {
 #if defined(KOKKOS_ENABLE_CUDA)
 // The native CUDA twins of the latency and occupancy studies (bench/cuda/native_kernels.hpp).
 TEST(Sanitize, NativeTwins) {
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+  if (Native<Exec>::has_kernels) {
     const Exec exec;
     const CosLoopConfig cfg{4, 64, 64, 2, CosMath::fast};
     Kokkos::View<int*, Space> sums("sums", cos_loop_threads(cfg));
-    bench::cuda::cos_loop_native(exec, cfg, sums.data());
+    Native<Exec>::cos_loop(exec, cfg, sums.data());
     Kokkos::View<long long*, Space> spun("spun", 8);
-    bench::cuda::spin_native(exec, 0, 8, 64, 1000, 1024, spun.data());
+    Native<Exec>::spin(exec, 0, 8, 64, 1000, 1024, spun.data());
     exec.fence();
     const int want = cos_chain_reference(exec, cfg.iterations, cfg.chains, cfg.math);
     for (int s : to_host(sums)) ASSERT_EQ(s, want);

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Warp schedulers (sub-partitions) per SM: kps::LatencyDevice's default and the occupancy
+# Warp schedulers (sub-partitions) per SM: kps::models::LatencyDevice's default and the occupancy
 # limits' sub_partitions of every compute capability kps knows (6.1 to 9.0). A JSON counter
 # `schedulers_per_sm` overrides it where the benchmark writes one.
 SCHEDULERS_PER_SM = 4

@@ -49,7 +49,8 @@ def table_slug(ctx):
 
 
 class Config(tuple):
-    """(variant, team, items, waves): waves 0 for the seed's league, W for a cap of W waves."""
+    """(variant, team, items, waves): waves 0 for the seed's league, W for a cap of W waves; variant
+    `dynamic`: the seed's league with its teams taken by a host's threads as they free up."""
 
     def __new__(cls, variant, team, items, waves=0):
         return super().__new__(cls, (variant, int(team), int(items), int(waves)))
@@ -61,7 +62,13 @@ class Config(tuple):
 
     def label(self):
         base = f"team {self.team}, {self.items} items"
+        if self.variant == "dynamic":
+            return base + ", seed league, dynamic teams"
         return base + (f", {self.waves} wave{'s' if self.waves > 1 else ''}" if self.waves else ", seed league")
+
+    def schedule(self):
+        """The table's SCHEDULE field: dynamic, or static (left out of the row)."""
+        return "dynamic" if self.variant == "dynamic" else "static"
 
     def league(self, concurrency):
         """The table's league column: 0 for the seed's relation, else the cap in teams."""
@@ -108,6 +115,9 @@ def config_seconds(points_n, c, n, concurrency):
     not run there (it launches exactly the seed's league): the seed point's time stands in."""
     if c in points_n:
         return points_n[c]["tune_seconds"]
+    if c.variant == "dynamic":  # not run where its league is one wave or less: the seed's launch
+        seed = Config("seed", c.team, c.items)
+        return points_n[seed]["tune_seconds"] if seed in points_n else None
     if c.waves:
         tile = c.team * c.items
         if math.ceil(n / tile) <= c.league(concurrency):
@@ -203,7 +213,7 @@ def table_text(ctx, rows, source, concurrency, sweep="", command="", bench_comma
              f"date = {ctx.get('date', 'unknown')}",
              f"kps_revision = {ctx.get('kps_git_revision', 'unknown')}"]
     head += [f"# kps-bench: {c}" for c in bench_commands]
-    head.append("# reduce TYPE N_MIN       N_MAX       TEAM  ITEMS  LEAGUE  VECTOR  # from the sweep")
+    head.append("# reduce TYPE N_MIN       N_MAX       TEAM  ITEMS  LEAGUE  VECTOR [SCHEDULE]  # from the sweep")
     lines = []
     for t in gbench.TYPES:
         if t not in rows:
@@ -211,8 +221,9 @@ def table_text(ctx, rows, source, concurrency, sweep="", command="", bench_comma
         for lo, hi, c, worst, ns in rows[t]:
             note = (f"# {c.label()}; worst {worst:.3f} x best at swept N {pow2(ns[0])}..{pow2(ns[-1])}"
                     if source[t] == t else f"# from {source[t]} (same element size; {t} not swept)")
+            schedule = f"{c.schedule():<8} " if c.schedule() == "dynamic" else ""
             lines.append(f"reduce {t:<6} {lo:<11} {'inf' if hi is None else hi:<11} {c.team:<5} {c.items:<6} "
-                         f"{c.league(concurrency):<7} {0:<7} {note}")
+                         f"{c.league(concurrency):<7} {0:<7} {schedule}{note}")
     return "\n".join(head + lines) + "\n"
 
 
@@ -225,7 +236,8 @@ def write_csv(path, header, rows):
 
 def plot_size(path: Path, t, n, pts, best, ctx) -> bool:
     """The seed's figure for one data size: time against load per thread, one curve per team
-    size (the seed's league; a capped league's points as markers), the optimum a star.
+    size (the seed's league; dashed with dynamic teams; a capped league's points as markers), the
+    optimum a star.
     The repetitions' spread (wall times of the rounds, or the loop's) as bands."""
     # A capped league gives every items count about the same load per thread: its points are
     # spread around that load by items (fewer to more, left to right) so none hides another.
@@ -248,9 +260,13 @@ def plot_size(path: Path, t, n, pts, best, ctx) -> bool:
         b = gbench.bounds(r, key)
         scale = 1.0 if key == "wall_us" else 1e6
         spread = (b[0] * scale, b[1] * scale) if b and not c.waves else None
-        curves.setdefault((c.team, c.waves), []).append((x, r["tune_seconds"] * 1e6, spread))
+        curves.setdefault((c.team, c.waves, c.variant == "dynamic"), []).append((x, r["tune_seconds"] * 1e6, spread))
     series = []
-    for (team, waves), xy in sorted(curves.items()):
+    for (team, waves, dynamic), xy in sorted(curves.items()):
+        if dynamic:  # the seed's league with dynamic teams: a dashed curve beside the seed's
+            series.append(plots.Series(f"team {team}, dynamic teams", xy, group=f"team {team}", linestyle="--",
+                                       color=TEAM_COLORS.get(team), marker="x"))
+            continue
         # a capped league runs every items count at nearly one load per thread: markers, no line;
         # color by team size, marker by league (the same in every figure): seed circles, one
         # wave triangles, more waves squares

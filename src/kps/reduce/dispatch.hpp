@@ -126,25 +126,32 @@ template <class Exec, class T, class Load, class Result>
 void reduce_into(const Exec& exec, std::size_t n, const Load& load, ReducePolicy p, const char* label,
                  Result&& result) {
   p = validate<Exec, T>(exec, p, n, load);
-  // n == 0: an empty league still sets the result (to 0) in the result's memory, in order on exec.
-  ReduceTeamPolicy<Exec> policy(exec, n == 0 ? 0 : p.league_size, p.team_size);
-  dispatch_width(p.vector_width, narrow_index(n, p), [&](auto width, auto index) {
-    constexpr int V = decltype(width)::value;
-    ReduceKernel<Exec, T, V, Load, decltype(index)> k{load, n};
-    using R = std::decay_t<Result>;
-    if constexpr (single_team_result_v<Exec, R>) {
-      if (n > 0 && p.league_size == 1) {
-        const SingleTeamReduceKernel<Exec, T, V, Load, decltype(index), R> single{k, result};
-        // validate checked the team against parallel_reduce's limit; parallel_for's for this
-        // functor is not smaller on the backends kps knows, but a backend that says so falls back.
-        if (p.team_size <= policy.team_size_max(single, Kokkos::ParallelForTag())) {
-          Kokkos::parallel_for(label, policy, single);
-          return;
+  const auto run = [&](const auto& policy) {
+    dispatch_width(p.vector_width, narrow_index(n, p), [&](auto width, auto index) {
+      constexpr int V = decltype(width)::value;
+      ReduceKernel<Exec, T, V, Load, decltype(index)> k{load, n};
+      using R = std::decay_t<Result>;
+      if constexpr (single_team_result_v<Exec, R>) {
+        if (n > 0 && p.league_size == 1) {
+          const SingleTeamReduceKernel<Exec, T, V, Load, decltype(index), R> single{k, result};
+          // validate checked the team against parallel_reduce's limit; parallel_for's for this
+          // functor is not smaller on the backends kps knows, but a backend that says so falls back.
+          if (p.team_size <= policy.team_size_max(single, Kokkos::ParallelForTag())) {
+            Kokkos::parallel_for(label, policy, single);
+            return;
+          }
         }
       }
-    }
-    Kokkos::parallel_reduce(label, policy, k, result);
-  });
+      Kokkos::parallel_reduce(label, policy, k, result);
+    });
+  };
+  // n == 0: an empty league still sets the result (to 0) in the result's memory, in order on exec.
+  const int league = n == 0 ? 0 : p.league_size;
+  // Dynamic teams only where the backend's threads take teams (host backends): a GPU's kernel
+  // would be the same, compiled twice.
+  if constexpr (is_host_space_v<Exec>)
+    if (p.dynamic_teams && league > 1) return run(ReduceDynamicTeamPolicy<Exec>(exec, league, p.team_size));
+  run(ReduceTeamPolicy<Exec>(exec, league, p.team_size));
 }
 
 /// The reduction of n elements returned to the host (the call waits for it). A device backend

@@ -23,6 +23,9 @@ namespace kps::impl {
 /// full wave ran in two or in 1.33 (results/h100-cuda/experiments/reduce-launch-bounds). Host backends ignore them.
 template <class Exec>
 using ReduceTeamPolicy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<1024, 2>>;
+/// The same with teams scheduled dynamically (ReducePolicy::dynamic_teams; host backends).
+template <class Exec>
+using ReduceDynamicTeamPolicy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<1024, 2>, Kokkos::Schedule<Kokkos::Dynamic>>;
 
 /// V elements of T read by one load instruction (16 bytes where V x sizeof(T) is 16).
 template <class T, int V>

@@ -23,11 +23,17 @@ struct ReducePolicy {
                               ///< at most impl::max_league_size (2^24) teams run, larger leagues loop
   int vector_width = 0;       ///< elements per load: 1, 2, 4 (or 0: 16-byte loads where aligned);
                               ///< on a host backend the SIMD lanes of each of its 4 accumulators
+  /// Teams taken by the backend's threads as they free up (Kokkos::Schedule<Dynamic>: work
+  /// stealing on OpenMP) instead of in one fixed block per thread: where a host backend's threads
+  /// run at uneven speeds, a league of many teams then keeps every thread busy to the end. GPUs
+  /// schedule their blocks in hardware: ignored there.
+  bool dynamic_teams = false;
 };
 
 inline std::string to_string(const ReducePolicy& p) {
   return "team_size=" + std::to_string(p.team_size) + " items_per_thread=" + std::to_string(p.items_per_thread) +
-         " league_size=" + std::to_string(p.league_size) + " vector_width=" + std::to_string(p.vector_width);
+         " league_size=" + std::to_string(p.league_size) + " vector_width=" + std::to_string(p.vector_width) +
+         (p.dynamic_teams ? " dynamic_teams=1" : "");
 }
 
 /// The fallback rule: the policy for n elements where the tuning table has no row, from the

@@ -248,8 +248,8 @@ TuningTable TuningTable::parse(std::istream& in, const std::string& name) {
       if (r.n_max < r.n_min) p.error("n_max " + f[2] + " is smaller than n_min " + f[1]);
     };
     if (kind == "reduce") {
-      if (f.size() != 7)
-        p.error("a reduce row has 7 fields (type n_min n_max team items league vector), this one has " +
+      if (f.size() != 7 && f.size() != 8)
+        p.error("a reduce row has 7 or 8 fields (type n_min n_max team items league vector [schedule]), this one has " +
                 std::to_string(f.size()));
       ReduceRow r;
       range(r);
@@ -259,6 +259,10 @@ TuningTable TuningTable::parse(std::istream& in, const std::string& name) {
       r.vector_width = p.count(f[6], "vector width", 0);
       if (r.vector_width != 0 && r.vector_width != 1 && r.vector_width != 2 && r.vector_width != 4)
         p.error("vector width must be 0 (automatic), 1, 2 or 4, not " + f[6]);
+      if (f.size() == 8) {
+        if (f[7] != "static" && f[7] != "dynamic") p.error("schedule must be static or dynamic, not '" + f[7] + "'");
+        r.dynamic_teams = f[7] == "dynamic";
+      }
       t.reduce_rows.push_back(r);
     } else {
       if (f.size() != 10 && f.size() != 11)

@@ -14,7 +14,7 @@
 //   compute_capability = 9.0                 memory_bytes (the hardware key of the nearest-table
 //   compute_units = 132                      rule); sweep, command, date, kps_revision (provenance)
 //   memory_bytes = 84974239744
-//   # reduce TYPE N_MIN N_MAX TEAM ITEMS LEAGUE VECTOR
+//   # reduce TYPE N_MIN N_MAX TEAM ITEMS LEAGUE VECTOR [SCHEDULE]
 //   reduce int32 0 99999 256 8 0 0          rows; '#' starts a trailing comment (a header value
 //   reduce int32 100000 inf 256 16 1056 0    is taken whole, '#' included)
 //   # scan TYPE N_MIN N_MAX ALGORITHM TEAM ITEMS LOAD DELAY POLL PREFETCH [STORE]
@@ -27,7 +27,9 @@
 // of its own for that size) and N_MIN <= N <= N_MAX ('inf': no upper bound); rows of one kind and
 // type must not overlap. Reduce rows: TEAM threads per team, ITEMS per thread, VECTOR the load
 // width (0: automatic); LEAGUE 0 is the seed's relation, league = ceil(N / (TEAM x ITEMS)); L > 0
-// caps it: league = min(ceil(N / (TEAM x ITEMS)), L), every thread then loops. Scan rows: the
+// caps it: league = min(ceil(N / (TEAM x ITEMS)), L), every thread then loops; SCHEDULE, optional,
+// static or dynamic: how a host backend's threads take the teams (ReducePolicy::dynamic_teams),
+// static where left out. Scan rows: the
 // algorithm `automatic` runs, and the single pass's knobs (kps::SinglePassPolicy: TEAM 0 is the
 // largest default team that fits; LOAD direct, staged or cached; DELAY and POLL in ns; PREFETCH in
 // tiles; STORE, optional, cached or streaming: how cached and staged tiles write, cached where left
@@ -59,6 +61,7 @@ struct ReduceRow {
   int items_per_thread = 0;
   int league = 0;        ///< 0: ceil(N / (team * items)); L > 0: at most L teams
   int vector_width = 0;  ///< 0 (automatic), 1, 2 or 4
+  bool dynamic_teams = false;  ///< SCHEDULE dynamic (an 8th field; static where absent)
   int line = 0;          ///< line in the file, for messages
 };
 
