@@ -369,7 +369,8 @@ TEST(TuningTable, MalformedScanRowsNameLineAndReason) {
       {head + "scan int32 0 10 single_pass 0 16 staged -1 0 0\n", "look-back delay '-1'"},
       {head + "scan int32 0 10 kokkos 0 16 staged 0 0 0\nscan int32 5 20 kokkos 0 16 staged 0 0 0\n",
        "scan rows for int32 overlap"},
-      {head + "reduce int32 0 10 64 2 0\n", "a reduce row has 7 fields"},
+      {head + "reduce int32 0 10 64 2 0\n", "a reduce row has 7 or 8 fields"},
+      {head + "reduce int32 0 10 64 2 0 0 sideways\n", "schedule must be static or dynamic"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
