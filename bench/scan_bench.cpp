@@ -333,7 +333,7 @@ void register_tuning_sweep(const Options& o, std::size_t n, const std::string& s
   // mid-size sweeps' optima and their neighbours; for 8-byte types also 160 x 32 and 224 x 16,
   // the best at 2^21..2^23 in results/h100-cuda/experiments/scan-packed-status), the look-back's
   // sleeps as the table's rows use them (none, 600 or 2400 ns before the first read, or 600 ns
-  // between polls) and no or a 64-tile L2 prefetch (evict-first stores, SinglePassPolicy::store,
+  // between polls) and no or a 64-tile L2 prefetch (evict-first stores of staged tiles, tried and
   // gained nothing on the H200: results/h200-cuda/experiments/scan-evict-first-stores);
   // scan_tune/kokkos/<type>/<N>, Kokkos' scan,
   // which the table picks where it is faster; and scan_tune/automatic/<type>/<N>, the table's

@@ -16,8 +16,6 @@
 //   BackendPair: one 16-byte access, ld.relaxed.gpu.v2.u64 / st.relaxed.gpu.v2.u64 (sm_70 and
 //     later; CUB reads and writes its 16-byte tile status words the same way): one instruction
 //     per status read or write where the generic form takes two.
-//   BackendStore: st.global.cs (evict-first: the line leaves L2 before lines still to be read,
-//     such as the single pass's prefetched input), element by element or 16 bytes at once.
 //   KPS_IMPL_ROLLED_LOOP: `#pragma unroll 1` in device code (nvcc otherwise unrolls a loop and
 //     hoists every iteration's loads into registers at once, which costs the kernel registers,
 //     hence resident teams).
@@ -114,41 +112,6 @@ struct BackendPair<Kokkos::Cuda> {
     store_pair_relaxed(p, a, b);
 #endif
   }
-};
-
-template <>
-struct BackendStore<Kokkos::Cuda> {
-  static constexpr bool streaming = true;
-  template <class T>
-  KOKKOS_INLINE_FUNCTION static void element(T* dst, T v) {
-#if defined(__CUDA_ARCH__)
-    if constexpr (sizeof(T) == 4) {
-      unsigned bits;
-      memcpy(&bits, &v, 4);
-      __stcs(reinterpret_cast<unsigned*>(dst), bits);
-    } else if constexpr (sizeof(T) == 8) {
-      unsigned long long bits;
-      memcpy(&bits, &v, 8);
-      __stcs(reinterpret_cast<unsigned long long*>(dst), bits);
-    } else {
-      *dst = v;
-    }
-#else
-    *dst = v;
-#endif
-  }
-  template <class V>
-  KOKKOS_INLINE_FUNCTION static void vector(V* dst, const V& v) {
-    static_assert(sizeof(V) == 16, "kps: BackendStore::vector stores 16-byte vectors");
-#if defined(__CUDA_ARCH__)
-    ulonglong2 w;
-    memcpy(&w, &v, 16);
-    __stcs(reinterpret_cast<ulonglong2*>(dst), w);
-#else
-    *dst = v;
-#endif
-  }
-  KOKKOS_INLINE_FUNCTION static void drain() {}
 };
 
 }  // namespace kps::impl

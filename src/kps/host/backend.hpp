@@ -58,19 +58,11 @@ struct BackendStore<Exec, std::enable_if_t<is_host_space_v<Exec>>> {
       _mm_stream_si64(reinterpret_cast<long long*>(dst), bits);
     }
   }
-  template <class V>
-  KOKKOS_INLINE_FUNCTION static void vector(V* dst, const V& v) {
-    *dst = v;  // staged tiles (GPUs' layout, tested on hosts): ordinary stores
-  }
   KOKKOS_INLINE_FUNCTION static void drain() { _mm_sfence(); }
 #else
   static constexpr bool streaming = false;
   template <class T>
   KOKKOS_INLINE_FUNCTION static void element(T* dst, T v) {
-    *dst = v;
-  }
-  template <class V>
-  KOKKOS_INLINE_FUNCTION static void vector(V* dst, const V& v) {
     *dst = v;
   }
   KOKKOS_INLINE_FUNCTION static void drain() {}

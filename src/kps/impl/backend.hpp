@@ -19,12 +19,10 @@
 //                       poll: one 16-byte access where the backend has one, else two relaxed
 //                       8-byte ones (each word single-copy atomic, the pair not: the single-pass
 //                       scan's status tags each half, kps/scan/tile_status.hpp)
-//   BackendStore<Exec>  element(dst, v), vector(dst, v) (a 16-byte aligned 16-byte vector): a store
-//                       of an output that is not read again soon, as a streaming store where the
-//                       backend has one (kps/host/backend.hpp: x86 hosts' non-temporal stores, which
-//                       skip the read of a CPU's write-allocate; kps/cuda/backend.hpp: evict-first
-//                       stores, which leave L2 to the lines still to be read); drain() orders them
-//                       before what the thread writes next (generic: ordinary stores, nothing to drain)
+//   BackendStore<Exec>  element(dst, v): a store of an output that is not read again soon, as a
+//                       streaming (non-temporal) store where the backend has one (kps/host/backend.hpp:
+//                       x86 hosts), which skips the read of a CPU's write-allocate; drain() orders
+//                       them before what the thread writes next (generic: ordinary stores, nothing to drain)
 // and KPS_IMPL_ROLLED_LOOP, placed before a loop that must not be unrolled in device code.
 #pragma once
 
@@ -140,10 +138,6 @@ struct BackendStore {
   static constexpr bool streaming = false;
   template <class T>
   KOKKOS_INLINE_FUNCTION static void element(T* dst, T v) {
-    *dst = v;
-  }
-  template <class V>
-  KOKKOS_INLINE_FUNCTION static void vector(V* dst, const V& v) {
     *dst = v;
   }
   KOKKOS_INLINE_FUNCTION static void drain() {}

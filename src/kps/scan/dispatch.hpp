@@ -233,7 +233,6 @@ void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, co
   k.lanes = p.lanes;
   k.delay = LookBackDelay{unsigned(p.look_back_delay_ns), unsigned(p.poll_delay_ns)};
   k.prefetch_ahead = unsigned(p.prefetch_tiles);
-  k.streaming_store = Staged && p.store == TileStore::streaming;
   k.probe = probe;
   // Every call starts its tile ids from 0 on exec's stream (a 4-byte fill, where tiles are not
   // numbered by rank): a call that failed to launch can never leave the counter out of step

@@ -84,9 +84,7 @@ inline std::optional<TileLoad> tile_load_from_string(std::string_view s) {
   return std::nullopt;
 }
 
-/// How the single pass writes its output: cached and staged tiles (direct tiles write through the
-/// cache). On a GPU, streaming stores are evict-first (kps/cuda/backend.hpp), which leaves L2 to the
-/// input still to be read.
+/// How the single pass writes its output (cached tiles; direct and staged tiles write through the cache).
 enum class TileStore {
   automatic,  ///< the tuning's choice
   /// Ordinary stores: each output line is first read into the cache (a CPU's write-allocate),

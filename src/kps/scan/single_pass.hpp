@@ -76,8 +76,6 @@ struct SinglePassKernel {
   int lanes = 1;                    ///< vector lanes per Kokkos thread (the team is team_size x lanes threads)
   LookBackDelay delay{};
   unsigned prefetch_ahead = 0;  ///< tiles ahead whose input is prefetched to L2 (SinglePassPolicy::prefetch_tiles)
-  /// Staged tiles: write the output with the backend's streaming stores (SinglePassPolicy::store).
-  bool streaming_store = false;
   Probe probe{};
 
   /// Team scratch: a total per thread, a total per Kokkos thread (warp), the tile's prefix
@@ -172,8 +170,7 @@ struct SinglePassKernel {
     if constexpr (Staged) {
       // The tile out, coalesced, each element plus the tile's prefix and its thread's.
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
-        staged.template write<BackendStore<Exec>>(warp * lanes + l, threads, out + tile_first, tile_valid, tile_prefix,
-                                                  thread_totals, streaming_store);
+        staged.write(warp * lanes + l, threads, out + tile_first, tile_valid, tile_prefix, thread_totals);
       });
     } else {
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {

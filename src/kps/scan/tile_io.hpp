@@ -134,12 +134,8 @@ struct StagedTile {
   }
 
   /// Writes dst[0, valid) of the tile, coalesced, each element plus base + offsets[t] where t
-  /// is the thread whose run holds it (the tile's prefix and that thread's prefix in the tile);
-  /// a whole tile's vectors with Store::vector (a backend's streaming store, BackendStore) where
-  /// `streaming`, else ordinary stores.
-  template <class Store>
-  KOKKOS_INLINE_FUNCTION void write(int rank, int ts, T* dst, std::size_t valid, T base, const T* offsets,
-                                    bool streaming) const {
+  /// is the thread whose run holds it (the tile's prefix and that thread's prefix in the tile).
+  KOKKOS_INLINE_FUNCTION void write(int rank, int ts, T* dst, std::size_t valid, T base, const T* offsets) const {
     const std::size_t tile = std::size_t(ts) * Items;
     if (valid == tile && reinterpret_cast<std::uintptr_t>(dst) % 16 == 0) {
       // One vector at a time: a store does not hold up the next read of scratch.
@@ -149,10 +145,7 @@ struct StagedTile {
         Vector w = vector(v);
         const T o = base + offsets[v / vectors_per_thread];
         for (int k = 0; k < per_vector; ++k) w.v[k] += o;
-        if (streaming)
-          Store::vector(reinterpret_cast<Vector*>(dst) + v, w);
-        else
-          reinterpret_cast<Vector*>(dst)[v] = w;
+        reinterpret_cast<Vector*>(dst)[v] = w;
       }
     } else {
       for (std::size_t e = rank; e < valid; e += ts) dst[e] = element(e) + (base + offsets[e / Items]);

@@ -32,8 +32,7 @@
 // static where left out. Scan rows: the
 // algorithm `automatic` runs, and the single pass's knobs (kps::SinglePassPolicy: TEAM 0 is the
 // largest default team that fits; LOAD direct, staged or cached; DELAY and POLL in ns; PREFETCH in
-// tiles; STORE, optional, cached or streaming: how cached and staged tiles write, cached where left
-// out).
+// tiles; STORE, optional, cached or streaming: how cached tiles write, cached where left out).
 // Sizes no row covers use the rules (kps::fallback_reduce_policy, kps::impl::scan_rule).
 // A malformed table is always an error (file:line: reason), never silently ignored.
 #pragma once
