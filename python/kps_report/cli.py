@@ -1,5 +1,6 @@
-"""The kps command line: `kps run|report|compare|tune|tune-table|slim|salvage|headline ...`, and the
-analyses `kps schedsim ...` and `kps ncu-split ...` (their own options: `kps schedsim --help`).
+"""The kps command line: `kps run|variability|report|compare|tune|tune-table|slim|salvage|headline
+...`, and the analyses `kps schedsim ...` and `kps ncu-split ...` (their own options: `kps schedsim
+--help`).
 
 Every argument is checked before anything runs (`--check` checks and stops: the `kps` script
 does it before its set-up and build). An expected failure prints one line, `kps: error: ...`,
@@ -54,7 +55,28 @@ def parser() -> Parser:
     r.add_argument("--only", default="", help="comma-separated run ids of the studies' sweeps (default: all)")
     r.add_argument("--update-committed", action="store_true",
                    help="allow --out to name a committed results folder (results/<machine>): re-measure it on purpose")
+    r.add_argument("--gpus", default="", metavar="all|N",
+                   help="on a node of several NVIDIA GPUs: run on N of them (all: every one) at once, one kps-bench "
+                        "per GPU, each seeing its GPU alone; each JSON names its GPU")
     r.add_argument("--check", action="store_true", help="check the arguments and stop")
+    va = sub.add_parser("variability", help="the same runs on every GPU of the node at once, and how far the GPUs differ",
+                        description="Runs the studies' sweeps (as `run` does) --runs times on each GPU of the node, "
+                                    "all GPUs at once, into <results>/<machine>/variability/gpu<index>[-run<k>]/<study>/, "
+                                    "then renders the machine's report, whose GPU-to-GPU section compares, per "
+                                    "benchmark, the spread across the GPUs with one GPU's own noise (its repetitions' "
+                                    "and its runs' spread).")
+    va.add_argument("--bench", default="", help="path of kps-bench (a GPU build)")
+    va.add_argument("--studies", default="", help="comma-separated subset (default: all)")
+    va.add_argument("--scale", default="small", choices=SCALES, help="small (default) or full: the studies' sweeps")
+    va.add_argument("--only", default="", help="comma-separated run ids of the studies' sweeps (default: all)")
+    va.add_argument("--gpus", default="all", metavar="all|N", help="how many of the node's GPUs (default: all; at least 2)")
+    va.add_argument("--runs", type=int, default=2,
+                    help="runs of the set on each GPU (default 2: the run-to-run noise of one GPU is the yardstick)")
+    va.add_argument("--out", default="", help="results folder (default: named after the machine)")
+    va.add_argument("--force", action="store_true", help="re-run runs that are up to date")
+    va.add_argument("--repetitions", type=int, default=0, help="override the repetitions of every run")
+    va.add_argument("--update-committed", action="store_true", help="allow --out to name a committed results folder")
+    va.add_argument("--check", action="store_true", help="check the arguments and stop")
     p_ = sub.add_parser("report", help="render a report from JSON alone",
                         description="Renders DIR's report (a machine's folder, or a folder of machines such as "
                                     "results/) from its JSON alone. A committed folder renders into "
@@ -150,19 +172,28 @@ def _terminate(signum, frame):
     raise KeyboardInterrupt
 
 
+def _kept_of(task, salvaged: int, salvaged_to, lay: Layout) -> str:
+    """What was kept of one run Ctrl-C stopped."""
+    job = task.job.id
+    if salvaged and salvaged_to is not None:
+        marked = ("marked incomplete: the next run re-measures it" if salvaged_to == task.out else
+                  f"marked incomplete; the complete {lay.display(task.out)} of an earlier run kept")
+        return (f"the {salvaged} completed benchmark{'s' if salvaged != 1 else ''} of {job} in "
+                f"{lay.display(salvaged_to)} ({marked})")
+    return f"no benchmark of {job} had completed: its partial output deleted"
+
+
 def _interrupted_message(e: Interrupted, argv, lay: Layout) -> str:
     args = [a for a in argv if a != "--force"]
     kept, job = len(e.kept), e.task.job.id
     runs = f"kept {kept} finished run{'s' if kept != 1 else ''}"
     if e.salvaged and e.salvaged_to is not None:
-        n = e.salvaged
-        marked = ("marked incomplete: the next run re-measures it" if e.salvaged_to == e.task.out else
-                  f"marked incomplete; the complete {lay.display(e.task.out)} of an earlier run kept")
-        what = (f"{runs} and the {n} completed benchmark{'s' if n != 1 else ''} of {job} in "
-                f"{lay.display(e.salvaged_to)} ({marked})")
+        what = f"{runs} and {_kept_of(e.task, e.salvaged, e.salvaged_to, lay)}"
     else:
-        what = f"{runs} in {lay.display(e.task.dest)} (no benchmark of {job} had completed: its partial output deleted)"
-    return f"kps: interrupted during {e.task.label} run {job}; {what}; `{prog()} {' '.join(args)}` resumes at {job}"
+        what = f"{runs} in {lay.display(e.task.dest)} ({_kept_of(e.task, 0, None, lay)})"
+    also = "".join(f"; also stopped: {t.label} run {t.job.id}, {_kept_of(t, n, where, lay)}" for t, n, where in e.others)
+    return (f"kps: interrupted during {e.task.label} run {job}; {what}{also}; "
+            f"`{prog()} {' '.join(args)}` resumes at {job}")
 
 
 # --- run ----------------------------------------------------------------------------------------
@@ -214,35 +245,97 @@ def _only(a, jobs_by_label: dict, extra=()) -> tuple:
     return only
 
 
-def cmd_run(a, lay: Layout, argv) -> int:
+def _node_gpus(a, ctx: dict, bench: Path, at_least: int = 1) -> list:
+    """The GPUs `--gpus` picks on this node, after checking that kps-bench runs on NVIDIA GPUs."""
+    from kps_report import gpus
+    backend = ctx.get("backend", "?")
+    if not is_gpu(ctx):
+        die(f"--gpus {a.gpus}: {bench} is a host build ({backend}); --gpus is for a GPU build")
+    if backend.lower() != "cuda":
+        die(f"--gpus {a.gpus}: kps pins one process to one GPU on NVIDIA GPUs (CUDA_VISIBLE_DEVICES); "
+            f"this kps-bench runs on {backend}")
+    picked = gpus.select(a.gpus, gpus.node_gpus())
+    if len(picked) < at_least:
+        die(f"--gpus {a.gpus}: {len(picked)} GPU{'s' if len(picked) != 1 else ''}; comparing GPUs needs at least {at_least}")
+    say("GPUs: " + "; ".join(g.label for g in picked))
+    return picked
+
+
+def _study_tasks(a, studies: list, jobs: dict, only: tuple, gpu: bool, out: Path) -> list:
+    skipped = sorted(j.id for s in studies for j in jobs[s.name] if (not only or j.id in only) and not j.runs_on(gpu))
+    if skipped:
+        say(f"runs for {'host backends' if gpu else 'GPUs'} left out on this {'GPU' if gpu else 'host'}: {', '.join(skipped)}")
+    return [Task(s.name, j, out / s.name, {**OMP_ENV, **dict(j.env)}, {"kps_study": s.name, "kps_scale": a.scale},
+                 a.force)
+            for s in studies for j in jobs[s.name] if (not only or j.id in only) and j.runs_on(gpu)]
+
+
+def _prepare_run(a, lay: Layout):
+    """The studies, their jobs and --only, checked; None after --check."""
     names = parse_list(a.studies) or study_names(lay.studies_dir)
     studies = load_studies(names, lay.studies_dir)
     jobs = {s.name: s.jobs(a.scale) for s in studies}
     only = _only(a, jobs)
     if a.repetitions < 0:
         die("--repetitions must be at least 1")
+    if a.gpus:
+        from kps_report.gpus import parse_count
+        parse_count(a.gpus)
     _check_out(a, lay)
-    if a.check:
+    return None if a.check else (studies, jobs, only)
+
+
+def cmd_run(a, lay: Layout, argv) -> int:
+    prepared = _prepare_run(a, lay)
+    if prepared is None:
         return 0
+    studies, jobs, only = prepared
     bench = _bench(a, lay)
     ctx = bench_context(bench)
+    picked = _node_gpus(a, ctx, bench) if a.gpus else None
     out = Path(a.out) if a.out else lay.local_results / machine_name(ctx)
     say(f"device: {device_label(ctx)}, Kokkos {ctx.get('kokkos_version')}; results in {lay.display(out)}")
     _mark_local(out, lay)
     runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None, lay.display)
-    gpu = is_gpu(ctx)
-    skipped = sorted(j.id for s in studies for j in jobs[s.name] if (not only or j.id in only) and not j.runs_on(gpu))
-    if skipped:
-        say(f"runs for {'host backends' if gpu else 'GPUs'} left out on this {'GPU' if gpu else 'host'}: {', '.join(skipped)}")
-    tasks = [Task(s.name, j, out / s.name, {**OMP_ENV, **dict(j.env)}, {"kps_study": s.name, "kps_scale": a.scale},
-                  a.force)
-             for s in studies for j in jobs[s.name] if (not only or j.id in only) and j.runs_on(gpu)]
-    outcome = runner.run(tasks)
+    tasks = _study_tasks(a, studies, jobs, only, is_gpu(ctx), out)
+    outcome = runner.run(tasks, picked)
     if report.is_machine(out, study_names(lay.studies_dir)):
         path = report.render(out, out, lay, lay.command)
         say(f"report: {lay.display(path)}")
     else:
         warn(f"no results in {lay.display(out)}: no report")
+    if outcome.failed:
+        warn(f"{len(outcome.failed)} run(s) failed: {', '.join(t.label + '/' + t.job.id for t in outcome.failed)}")
+        return 1
+    return 0
+
+
+def cmd_variability(a, lay: Layout, argv) -> int:
+    from kps_report import variability
+    if a.runs < 1:
+        die("--runs must be at least 1")
+    prepared = _prepare_run(a, lay)
+    if prepared is None:
+        return 0
+    studies, jobs, only = prepared
+    bench = _bench(a, lay)
+    ctx = bench_context(bench)
+    picked = _node_gpus(a, ctx, bench, at_least=2)
+    out = Path(a.out) if a.out else lay.local_results / machine_name(ctx)
+    dest = out / variability.FOLDER
+    say(f"variability: device {device_label(ctx)}, Kokkos {ctx.get('kokkos_version')}; results in {lay.display(dest)}")
+    _mark_local(out, lay)
+    runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None, lay.display)
+    tasks = []
+    for k in range(1, a.runs + 1):
+        for g in picked:
+            folder = f"gpu{g.index}" + (f"-run{k}" if k > 1 else "")
+            for t in _study_tasks(a, studies, jobs, only, True, dest / folder):
+                t.gpu, t.label = g, f"{folder}/{t.label}"
+                tasks.append(t)
+    outcome = runner.run(tasks, picked)
+    path = report.render(out, out, lay, lay.command)
+    say(f"report: {lay.display(path)} (its section 'GPU-to-GPU variability')")
     if outcome.failed:
         warn(f"{len(outcome.failed)} run(s) failed: {', '.join(t.label + '/' + t.job.id for t in outcome.failed)}")
         return 1
@@ -461,5 +554,5 @@ def cmd_headline(a, lay: Layout, argv) -> int:
     return 0
 
 
-COMMANDS = {"run": cmd_run, "report": cmd_report, "compare": cmd_compare, "tune": cmd_tune,
+COMMANDS = {"run": cmd_run, "variability": cmd_variability, "report": cmd_report, "compare": cmd_compare, "tune": cmd_tune,
             "tune-table": cmd_tune_table, "slim": cmd_slim, "salvage": cmd_salvage, "headline": cmd_headline}

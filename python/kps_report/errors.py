@@ -22,8 +22,14 @@ def die(message: str, status: int = 2):
 
 
 def say(message: str) -> None:
-    print(f"[kps] {message}", flush=True)
+    _line(sys.stdout, f"[kps] {message}")
 
 
 def warn(message: str) -> None:
-    print(f"kps: warning: {message}", file=sys.stderr, flush=True)
+    _line(sys.stderr, f"kps: warning: {message}")
+
+
+def _line(stream, text: str) -> None:
+    """One line in one write: lines of runs on several GPUs at once never interleave."""
+    stream.write(text + "\n")
+    stream.flush()

@@ -7,12 +7,11 @@ import json
 import os
 import re
 import resource
-import shutil
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from kps_report.errors import die
 from kps_report.text import slug
@@ -101,23 +100,6 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def gpu_state() -> dict:
-    """nvidia-smi's view of the GPU (driver, clocks) where there is one."""
-    if not shutil.which("nvidia-smi"):
-        return {}
-    q = "name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.limit,temperature.gpu"
-    try:
-        p = subprocess.run(["nvidia-smi", f"--query-gpu={q}", "--format=csv,noheader"], capture_output=True,
-                           text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return {}
-    if p.returncode != 0 or not p.stdout.strip():
-        return {}
-    vals = [v.strip() for v in p.stdout.strip().splitlines()[0].split(",")]
-    return dict(zip(["gpu", "driver", "sm_clock", "sm_clock_max", "mem_clock", "mem_clock_max", "power_limit",
-                     "temperature"], vals))
-
-
 def load_average() -> Optional[str]:
     try:
         return " ".join(Path("/proc/loadavg").read_text().split()[:3])
@@ -143,18 +125,42 @@ def _children_seconds() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def process_seconds(pid: int) -> float:
+    """CPU time a running process (of this machine, Linux /proc) spent so far; 0 where it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def _no_live() -> list:
+    return []
+
+
+def _own_seconds(live: Callable[[], list]) -> float:
+    """CPU time of this kps' kps-bench processes: those finished and those still running."""
+    return _children_seconds() + sum(process_seconds(pid) for pid in live())
+
+
 @dataclass
 class LoadProbe:
     """The load around one benchmark run: the load average before and after, and the CPU time
-    other processes took during it (the machine's busy time less kps-bench's own), in cores."""
+    other processes took during it (the machine's busy time less kps-bench's own), in cores.
+    `live` lists the PIDs of this kps' other kps-bench processes still running (runs on several
+    GPUs at once): their time is kps' own, not another process' load."""
     before: Optional[str] = None
     busy0: Optional[float] = None
     child0: float = 0.0
     wall0: float = 0.0
+    live: Callable[[], list] = _no_live
+    gpu: object = None                                  # the GPU the run sees alone (kps_report.gpus.Gpu)
+    gpu_before: dict = field(default_factory=dict)      # nvidia-smi's view of it before the run
+    cpus: Optional[list] = None                         # the cores its host threads were bound to
 
     @classmethod
-    def start(cls) -> "LoadProbe":
-        return cls(load_average(), _busy_seconds(), _children_seconds(), time.monotonic())
+    def start(cls, live: Callable[[], list] = _no_live) -> "LoadProbe":
+        return cls(load_average(), _busy_seconds(), _own_seconds(live), time.monotonic(), live)
 
     def context(self) -> dict:
         out = {"kps_cpus": str(os.cpu_count() or 0)}
@@ -165,7 +171,7 @@ class LoadProbe:
             out["kps_load_after"] = after
         busy1, wall = _busy_seconds(), time.monotonic() - self.wall0
         if self.busy0 is not None and busy1 is not None and wall > 0:
-            others = max(0.0, (busy1 - self.busy0) - (_children_seconds() - self.child0)) / wall
+            others = max(0.0, (busy1 - self.busy0) - (_own_seconds(self.live) - self.child0)) / wall
             out["kps_other_cpu_load"] = f"{others:.2f}"
         return out
 

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kps_report import analyses, gbench
+from kps_report import analyses, gbench, variability
 from kps_report.commands import bench_command, kps_equivalent
 from kps_report.errors import die
 from kps_report.layout import EXPERIMENTS, Layout
@@ -33,6 +33,7 @@ class Machine:
     studies: dict = field(default_factory=dict)  # name -> gbench.StudyResults
     tune: bool = False                          # a reduce/tune sweep
     tune_docs: list = field(default_factory=list)
+    variability_docs: list = field(default_factory=list)  # variability/gpu<index>/<study>/*.json
 
     @property
     def name(self) -> str:
@@ -43,12 +44,15 @@ class Machine:
         ctx = {}
         for r in sorted(self.studies.values(), key=lambda r: r.context.get("date", "")):
             ctx.update(r.context)
+        if not ctx:  # a node's variability runs alone
+            for d in sorted(self.variability_docs, key=lambda d: d["context"].get("date", "")):
+                ctx.update(d["context"])
         return ctx
 
     @property
     def docs(self) -> list:
         """Every JSON document of the machine's runs, the tuning sweep's included."""
-        return [d for r in self.studies.values() for d in r.docs] + self.tune_docs
+        return [d for r in self.studies.values() for d in r.docs] + self.tune_docs + self.variability_docs
 
 
 def _has_json(folder: Path) -> bool:
@@ -56,7 +60,8 @@ def _has_json(folder: Path) -> bool:
 
 
 def is_machine(folder: Path, names) -> bool:
-    return any(_has_json(folder / n) for n in names) or _has_json(folder / "reduce" / "tune")
+    return (any(_has_json(folder / n) for n in names) or _has_json(folder / "reduce" / "tune")
+            or variability.has_runs(folder))
 
 
 def machine_folders(parent: Path, names, layout: Layout) -> list:
@@ -78,7 +83,7 @@ def machine_folders(parent: Path, names, layout: Layout) -> list:
 def load_machine(folder: Path, studies: list) -> Machine:
     m = Machine(folder)
     names = [s.name for s in studies]
-    if any(_has_json(folder / n) for n in names) or _has_json(folder / "reduce" / "tune"):
+    if is_machine(folder, names):
         for n in names:
             res = gbench.load_study(n, folder / n)
             if res or (n == "reduce" and _has_json(folder / n / "tune")):
@@ -86,6 +91,7 @@ def load_machine(folder: Path, studies: list) -> Machine:
         m.tune = _has_json(folder / "reduce" / "tune")
         if m.tune:
             m.tune_docs = [gbench.load(f) for f in sorted((folder / "reduce" / "tune").glob("*.json"))]
+        m.variability_docs = [d for g in variability.load(folder / variability.FOLDER) for _, d in g.docs]
         return m
     # a folder of JSON files: each to the study whose sweeps' filters match its benchmarks
     files = sorted(folder.glob("*.json"))
@@ -216,7 +222,7 @@ def environment(machine: Machine) -> str:
 def render_machine(machine: Machine, staging: Staging, sub: str, layout: Layout, studies: list, prog: str,
                    source: str) -> str:
     """Writes <sub>/report.md (and its figures) through staging; returns the Markdown."""
-    if not machine.studies:
+    if not machine.studies and not variability.has_runs(machine.folder):
         die(f"no study results under {machine.folder} (expected {machine.folder}/<study>/*.json)")
     by_name = {s.name: s for s in studies}
     parts = [f"# kps report: {machine.name}\n",
@@ -232,6 +238,9 @@ def render_machine(machine: Machine, staging: Staging, sub: str, layout: Layout,
             text = text.replace(f"]({sub}/", "](")
         parts.append(text)
         parts.append(produced_by(res, studies, layout, prog))
+    var_sub = f"{sub}/{variability.FOLDER}" if sub else variability.FOLDER
+    text = variability.analyze(machine.folder, Figures(staging, var_sub))
+    parts.append(text.replace(f"]({sub}/", "](") if sub else text)
     parts.append(environment(machine))
     text = join_parts(parts)
     staging.path(f"{sub}/report.md" if sub else "report.md").write_text(text, encoding="utf-8")

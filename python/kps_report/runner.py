@@ -1,35 +1,42 @@
 """Runs sweeps with kps-bench: one Google Benchmark JSON per job (<folder>/<job id>.json).
 
 A job whose JSON is up to date is skipped: it was written by this very kps-bench binary (its
-checksum, context kps_bench_sha256) for this very job definition (kps_job, a hash of the
-kps-bench arguments) and it is complete. Anything else re-runs it, saying why. kps-bench writes
-to <id>.json.partial; the runner keeps the aggregates with the repetitions' spread (gbench.slim),
-adds the command, the load around the run and the GPU's clocks to the context and moves the file
-into place, so a folder never holds a half-written <id>.json. Paths in the context are written as
-a reader of the results would type them (`portable`): relative inside the checkout, else the
-file's name alone, never a folder of the machine that ran it. Ctrl-C (or SIGTERM) stops the
-run in progress and keeps the benchmarks it completed (gbench.salvage) in <id>.json, with the
-same context and kps_incomplete = "true" (so the next run re-measures that job), or beside a
-complete <id>.json of an earlier run (--force) as <id>.json.interrupted, leaving that run's
-JSON as it was; where nothing was complete it keeps nothing. Either way no .partial is left,
-and it raises Interrupted, which says what was kept.
+checksum, context kps_bench_sha256) for this very job definition (kps_job, a hash of the kps-bench
+arguments) and it is complete. Anything else re-runs it, saying why. kps-bench writes to
+<id>.json.partial; the runner keeps the aggregates with the repetitions' spread (gbench.slim),
+adds the command, the load around the run, its wall time and the GPU's clocks, power and
+temperature before and after it to the context and moves the file into place, so a folder never
+holds a half-written <id>.json. Paths in the context are written as a reader of the results would
+type them (`portable`): relative inside the checkout, else the file's name alone, never a folder
+of the machine that ran it. Ctrl-C (or SIGTERM) stops the run in progress and keeps the benchmarks
+it completed (gbench.salvage) in <id>.json, with the same context and kps_incomplete = "true" (so
+the next run re-measures that job), or beside a complete <id>.json of an earlier run (--force) as
+<id>.json.interrupted, leaving that run's JSON as it was; where nothing was complete it keeps
+nothing. Either way no .partial is left, and it raises Interrupted, which says what was kept.
+
+On a node of several GPUs (`kps run --gpus`), each run sees one GPU alone (CUDA_VISIBLE_DEVICES),
+its JSON names that GPU (kps_gpu_index, kps_gpu_uuid), and one run per GPU goes at a time; Ctrl-C
+stops them all and keeps each one's completed benchmarks as above.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import signal
 import subprocess
+import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Optional
 
 from kps_report import gbench
 from kps_report.errors import KpsError, say, warn
-from kps_report.machine import LoadProbe, gpu_state
+from kps_report.gpus import gpu_state
+from kps_report.machine import LoadProbe
 from kps_report.study import Job
 
 
@@ -42,9 +49,15 @@ class Task:
     env: dict = field(default_factory=dict)
     context: dict = field(default_factory=dict)  # added to the JSON's context
     force: bool = False
+    gpu: Optional[object] = None  # kps_report.gpus.Gpu: the one GPU this task runs on (None: any)
+    parent: Optional["Task"] = None  # a shard's job (one type of it, run on one GPU)
+    shard_count: int = 0             # a sharded job: its shards, and those done
+    shards_done: list = field(default_factory=list)
 
     @property
     def out(self) -> Path:
+        if self.parent is not None:  # shards wait out of the study's folder until merged
+            return self.dest / SHARDS / f"{self.job.id}.json"
         return self.dest / f"{self.job.id}.json"
 
 
@@ -54,10 +67,12 @@ class Interrupted(Exception):
     incomplete) in `salvaged_to` (its task's JSON, or <id>.json.interrupted beside a complete one),
     or 0 and None where none was."""
 
-    def __init__(self, task: Task, kept: list, salvaged: int = 0, salvaged_to: Optional[Path] = None):
+    def __init__(self, task: Task, kept: list, salvaged: int = 0, salvaged_to: Optional[Path] = None,
+                 others: Optional[list] = None):
         super().__init__(task.job.id)
         self.task, self.kept = task, kept
         self.salvaged, self.salvaged_to = salvaged, salvaged_to
+        self.others = others or []  # (task, salvaged, salvaged_to) of the runs stopped beside it (other GPUs)
 
 
 @dataclass
@@ -89,6 +104,7 @@ class Runner:
         self.bench, self.bench_sha, self.display_bench = bench, bench_sha, display_bench
         self.repetitions = repetitions
         self.display = display
+        self._live, self._live_lock = {}, threading.Lock()  # pid -> Popen of the kps-bench runs in progress
 
     def status(self, task: Task) -> Optional[str]:
         """None where the task's JSON is up to date, else why it must run."""
@@ -112,9 +128,11 @@ class Runner:
     def command(self, task: Task) -> list:
         return [str(self.bench)] + task.job.bench_args(self.repetitions)
 
-    def run(self, tasks: list) -> Outcome:
+    def run(self, tasks: list, gpus: Optional[list] = None) -> Outcome:
         """Runs every task that is not up to date, in order; a failed task stops the rest of its
-        label's (study's) tasks."""
+        label's (study's) tasks. With `gpus` (kps_report.gpus.Gpu), each run sees one GPU alone
+        and its JSON names it; with several, one run per GPU at once, each GPU taking the next
+        task (or the next of its own: Task.gpu)."""
         outcome = Outcome()
         todo = []
         for t in tasks:
@@ -124,18 +142,20 @@ class Runner:
                 outcome.done.append(t)
             else:
                 todo.append((t, why))
+        if gpus and len(gpus) > 1:
+            return self._run_concurrently(todo, gpus, outcome)
         failed_labels = set()
+        gpu = gpus[0] if gpus else None
         t0, ran = time.monotonic(), 0
         for i, (t, why) in enumerate(todo):
             if t.label in failed_labels:
                 continue
             eta = ""
             if ran:
-                left = (time.monotonic() - t0) / ran * (len(todo) - i)
-                eta = f", about {left / 60:.0f} min left" if left >= 90 else f", about {left:.0f} s left"
+                eta = _eta((time.monotonic() - t0) / ran * (len(todo) - i))
             say(f"{t.label}: run {i + 1}/{len(todo)}: {t.job.id} ({why}){eta}")
             say("  " + " ".join([self.display_bench] + t.job.bench_args(self.repetitions)))
-            if self._run_one(t, outcome.done):
+            if self._run_one(t, outcome.done, t.gpu or gpu):
                 outcome.done.append(t)
             else:
                 outcome.failed.append(t)
@@ -143,16 +163,172 @@ class Runner:
             ran += 1
         return outcome
 
-    def _run_one(self, task: Task, kept: list) -> bool:
-        task.dest.mkdir(parents=True, exist_ok=True)
+    # --- several GPUs at once ---------------------------------------------------------------
+
+    def _run_concurrently(self, todo: list, gpus: list, outcome: Outcome) -> Outcome:
+        """One worker thread per GPU, each running one kps-bench at a time on its GPU and its own
+        share of the cores. A job of several types that may run on any GPU is split into one shard
+        per type (the jobs of most types first), merged into the job's JSON once every shard is
+        done. Ctrl-C (in the main thread) stops every run in progress and keeps what each had
+        completed."""
+        lock = threading.Lock()
+        pending = _shards(todo, self)
+        failed_labels = set()
+        interrupted = []   # (task, salvaged, where) of the runs Ctrl-C stopped
+        stopping = threading.Event()
+        started, t0 = [0], time.monotonic()
+        shares = cpu_shares(len(gpus))
+
+        def next_task(gpu):
+            with lock:
+                for k, (t, why) in enumerate(pending):
+                    if t.label in failed_labels:
+                        continue
+                    if t.gpu is None or t.gpu == gpu:
+                        del pending[k]
+                        started[0] += 1
+                        return t, why, started[0]
+            return None
+
+        def finish(t, ok):  # under lock: a task, or a shard of one, ended
+            job = t.parent or t
+            if not ok:
+                failed_labels.add(t.label)
+                if job not in outcome.failed:
+                    outcome.failed.append(job)
+                return
+            if t.parent is not None:
+                job.shards_done.append(t)
+                if len(job.shards_done) < job.shard_count or job in outcome.failed:
+                    return
+                self._merge(job)
+            outcome.done.append(job)
+
+        for t, _ in todo:  # a sharded job whose every shard was up to date: merged now
+            if t.shard_count and len(t.shards_done) == t.shard_count:
+                self._merge(t)
+                outcome.done.append(t)
+
+        def worker(gpu, cpus, ended):
+            try:
+                while not stopping.is_set():
+                    nxt = next_task(gpu)
+                    if nxt is None:
+                        return
+                    t, why, i = nxt
+                    say(f"GPU {gpu.index}: {t.label}: run {i}/{len(pending) + started[0]}: {t.job.id} ({why})")
+                    say(f"  GPU {gpu.index}: " + " ".join([self.display_bench] + t.job.bench_args(self.repetitions)))
+                    ok = self._run_one(t, outcome.done, gpu, stopping, interrupted, lock, cpus)
+                    with lock:
+                        if stopping.is_set():
+                            return
+                        finish(t, ok)
+            finally:
+                ended.set()
+
+        # The main thread polls the workers' own flags: a Thread.join cut short by Ctrl-C can leave
+        # is_alive() False for a thread still running (CPython gh-90882).
+        ended = [threading.Event() for _ in gpus]
+        threads = [threading.Thread(target=worker, args=(g, c, e), name=f"gpu-{g.index}", daemon=True)
+                   for g, c, e in zip(gpus, shares, ended)]
+        previous = _stop_on_signals(stopping)
+        try:
+            for th in threads:
+                th.start()
+            while not all(e.is_set() for e in ended):
+                time.sleep(0.1)
+        except KeyboardInterrupt:
+            stopping.set()
+            self._stop_live(ended)
+            if interrupted:
+                (task, salvaged, where), others = interrupted[0], interrupted[1:]
+                raise Interrupted(task, list(outcome.done), salvaged, where, others)
+            raise
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        say(f"ran {started[0]} run{'s' if started[0] != 1 else ''} on {len(gpus)} GPUs in "
+            f"{time.monotonic() - t0:.0f} s")
+        return outcome
+
+    def _merge(self, parent: Task) -> None:
+        """The JSON of a job run as shards (one per type, each on a GPU): their benchmarks in the
+        job's order of types, the context of the first with the job's command and fingerprint, and
+        which GPU ran which type (kps_shards); the shards' files go."""
+        shards = sorted(parent.shards_done, key=lambda t: parent.job.types.split(",").index(t.job.types))
+        docs = [gbench.load(t.out) for t in shards]
+        doc = {"context": dict(docs[0]["context"]), "benchmarks": [b for d in docs for b in d["benchmarks"]]}
+        ctx = doc["context"]
+        ctx.update({"kps_command": " ".join([self.display_bench] + parent.job.bench_args(self.repetitions)),
+                    "kps_job": parent.job.fingerprint(self.repetitions), "kps_job_id": parent.job.id,
+                    "kps_wall_seconds": f"{sum(float(d['context'].get('kps_wall_seconds', 0)) for d in docs):.1f}",
+                    "kps_shards": "; ".join(f"{t.job.types}: GPU {d['context'].get('kps_gpu_index', '?')} "
+                                            f"({d['context'].get('kps_wall_seconds', '?')} s, cores "
+                                            f"{d['context'].get('kps_cpus_bound', '?')})"
+                                            for t, d in zip(shards, docs))})
+        for key, sep in (("kps_gpu_index", ","), ("kps_gpu_uuid", ","), ("kps_cpus_bound", " and ")):
+            vals = [d["context"][key] for d in docs if key in d["context"]]
+            if vals:
+                ctx[key] = sep.join(dict.fromkeys(vals))
+        for key in ("kps_other_cpu_load",):
+            vals = [float(d["context"][key]) for d in docs if key in d["context"]]
+            if vals:
+                ctx[key] = f"{max(vals):.2f}"
+        tmp = parent.out.with_name(parent.out.name + ".partial")
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1)
+        os.replace(tmp, parent.out)
+        for t in shards:
+            t.out.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            (parent.dest / SHARDS).rmdir()
+
+    def _stop_live(self, ended: list) -> None:
+        """After Ctrl-C: SIGINT to every kps-bench still running (a SIGTERM to kps reached none of
+        them), SIGKILL to those that do not stop, and the workers' end (`ended`: they keep what
+        completed)."""
+        for sig, wait in ((signal.SIGINT, 10.0), (signal.SIGKILL, 10.0)):
+            with self._live_lock:
+                procs = list(self._live.values())
+            for p in procs:
+                try:
+                    p.send_signal(sig)
+                except ProcessLookupError:
+                    pass
+            deadline = time.monotonic() + wait
+            while not all(e.is_set() for e in ended) and time.monotonic() < deadline:
+                try:
+                    time.sleep(0.1)
+                except KeyboardInterrupt:  # Ctrl-C again: go on stopping them
+                    continue
+            if all(e.is_set() for e in ended):
+                return
+
+    def live_pids(self) -> list:
+        with self._live_lock:
+            return list(self._live)
+
+    # --- one run ------------------------------------------------------------------------------
+
+    def _run_one(self, task: Task, kept: list, gpu=None, stopping: Optional[threading.Event] = None,
+                 interrupted: Optional[list] = None, lock: Optional[threading.Lock] = None,
+                 cpus: Optional[list] = None) -> bool:
+        """Runs one task (on `gpu` alone where given, its host threads on `cpus` where given). In a
+        worker thread (`stopping` given) a run stopped by Ctrl-C keeps its completed benchmarks and
+        records itself in `interrupted`."""
+        task.out.parent.mkdir(parents=True, exist_ok=True)
         partial = task.out.with_name(task.out.name + ".partial")
         partial.unlink(missing_ok=True)
         cmd = self.command(task) + [f"--benchmark_out={partial}", "--benchmark_out_format=json"]
-        probe = LoadProbe.start()
+        env = {**os.environ, **task.env, **(gpu.env() if gpu else {}), **(cpu_env(cpus) if cpus else {})}
+        probe = LoadProbe.start(self.live_pids)
+        probe.gpu, probe.gpu_before, probe.cpus = gpu, gpu_state(gpu), cpus
         try:
-            proc = subprocess.Popen(cmd, env={**os.environ, **task.env})
+            proc = subprocess.Popen(cmd, env=env)
         except OSError as e:
             raise KpsError(f"cannot run {self.bench}: {e.strerror}")
+        with self._live_lock:
+            self._live[proc.pid] = proc
         try:
             rc = proc.wait()
         except KeyboardInterrupt:
@@ -165,6 +341,20 @@ class Runner:
             finally:
                 partial.unlink(missing_ok=True)
             raise Interrupted(task, kept, salvaged, where)
+        finally:
+            with self._live_lock:
+                self._live.pop(proc.pid, None)
+        if stopping is not None and rc in _STOPPED_BY_SIGNAL:
+            stopping.wait(5.0)  # Ctrl-C reached kps-bench first: the main thread is about to say so
+        if stopping is not None and stopping.is_set():
+            salvaged, where = 0, None
+            try:
+                salvaged, where = self._keep_completed(task, partial, probe)
+            finally:
+                partial.unlink(missing_ok=True)
+            with lock:
+                interrupted.append((task, salvaged, where))
+            return False
         if not partial.exists():
             warn(f"{task.label}: {task.job.id} FAILED (kps-bench exit {rc}) and wrote no results")
             return False
@@ -214,10 +404,16 @@ class Runner:
         """Completes the context of kps-bench's document `doc` (the command, the job, the binary, the
         load around the run, the GPU's state, the task's own, the table read, portable paths; the
         exit status where not 0) and moves it into place, `dest` (default task.out), through `partial`."""
+        gpu = probe.gpu
         context = {"kps_command": " ".join([self.display_bench] + task.job.bench_args(self.repetitions)),
                    "kps_job": task.job.fingerprint(self.repetitions), "kps_job_id": task.job.id,
                    "kps_bench_sha256": self.bench_sha, **probe.context(),
-                   **{f"nvidia_smi_{k}": v for k, v in gpu_state().items()}, **task.context}
+                   "kps_wall_seconds": f"{time.monotonic() - probe.wall0:.1f}",
+                   **{f"nvidia_smi_before_{k}": v for k, v in probe.gpu_before.items()},
+                   **{f"nvidia_smi_{k}": v for k, v in gpu_state(gpu).items()},
+                   **(gpu.context() if gpu else {}), **task.context}
+        if probe.cpus:
+            context["kps_cpus_bound"] = _ranges(probe.cpus)
         if rc:
             context["kps_exit_status"] = str(rc)
         # kps_tuning_table: the table's path, then what selected it ("PATH (the nearest table: ...)").
@@ -231,6 +427,78 @@ class Runner:
         with open(partial, "w", encoding="utf-8") as f:
             json.dump(doc, f, indent=1)
         os.replace(partial, dest or task.out)
+
+
+# Where the shards of a job run on several GPUs wait, in its study's folder, until merged.
+SHARDS = ".shards"
+
+
+def _shards(todo: list, runner: "Runner") -> list:
+    """The (task, why) list of a run on several GPUs: a task any GPU may run whose job has several
+    types becomes one shard per type (those up to date from an earlier, interrupted run are kept
+    and not run again), the jobs of most types first; the rest as given."""
+    out = []
+    for t, why in todo:
+        types = [x for x in t.job.types.split(",") if x]
+        if t.gpu is not None or len(types) < 2:
+            out.append((0 if t.gpu is not None else len(types), t, why))  # a GPU's own tasks keep their order
+            continue
+        t.shard_count, t.shards_done = len(types), []
+        for ty in types:
+            shard = Task(t.label, replace(t.job, id=f"{t.job.id}.{ty}", types=ty), t.dest, t.env, dict(t.context),
+                         t.force, parent=t)
+            shard_why = runner.status(shard)
+            if shard_why is None:
+                say(f"{t.label}: {shard.job.id}: up to date ({SHARDS}/{shard.out.name}), kept")
+                t.shards_done.append(shard)
+            else:
+                out.append((len(types), shard, f"{why}; shard {ty}"))
+    return [(t, why) for _, t, why in sorted(out, key=lambda x: -x[0])]
+
+
+def cpu_shares(n: int) -> list:
+    """This process' cores split into n equal, contiguous shares (one per GPU): each GPU's kps-bench
+    binds its host threads to its own share, so that runs side by side do not share a core."""
+    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(os.cpu_count() or 1))
+    per = max(1, len(cores) // n)
+    return [cores[i * per:(i + 1) * per] or cores[-1:] for i in range(n)]
+
+
+def cpu_env(cpus: list) -> dict:
+    """OpenMP's threads (Kokkos' host space) on these cores alone, one thread per core."""
+    return {"OMP_NUM_THREADS": str(len(cpus)), "OMP_PLACES": ",".join(f"{{{c}}}" for c in cpus),
+            "OMP_PROC_BIND": os.environ.get("OMP_PROC_BIND", "spread")}
+
+
+def _ranges(cpus: list) -> str:
+    """[0, 1, 2, 5] -> '0-2,5'."""
+    out, start = [], None
+    for i, c in enumerate(cpus):
+        if start is None:
+            start = c
+        if i + 1 == len(cpus) or cpus[i + 1] != c + 1:
+            out.append(f"{start}-{c}" if c != start else f"{c}")
+            start = None
+    return ",".join(out)
+
+
+def _stop_on_signals(stopping: threading.Event) -> dict:
+    """Ctrl-C and SIGTERM raise KeyboardInterrupt once: a second signal while the runs are being
+    stopped (`timeout` sends one to kps and one to its process group) does not cut that short.
+    Returns the handlers it replaced."""
+    def handler(signum, frame):
+        if not stopping.is_set():
+            stopping.set()
+            raise KeyboardInterrupt
+    return {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+
+# Exit statuses of a kps-bench stopped by Ctrl-C or SIGTERM (killed by the signal, or 128 + it).
+_STOPPED_BY_SIGNAL = {-signal.SIGINT, -signal.SIGTERM, 128 + signal.SIGINT, 128 + signal.SIGTERM}
+
+
+def _eta(left: float) -> str:
+    return f", about {left / 60:.0f} min left" if left >= 90 else f", about {left:.0f} s left"
 
 
 def completed_benchmarks(doc: dict) -> int:
