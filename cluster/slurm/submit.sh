@@ -16,6 +16,8 @@
 #                    OpenMP threads spread over them (OMP_NUM_THREADS=N, OMP_PROC_BIND=spread,
 #                    OMP_PLACES=threads, srun --cpu-bind=cores); the kps-bench of a host build
 #   --cpus N         cores of a study task: cpu default 16 (the GPU node's); gpu default unset
+#                    (given, a gpu task's OpenMP threads are pinned to its own N cores, so tasks
+#                    side by side on a multi-GPU node do not share one)
 #   --scale          the studies' sweeps: full (default) or small
 #   --studies        a comma-separated subset (default: every studies/*/study.json)
 #   --bench PATH     kps-bench (default: build/cuda or build/host of this checkout, by backend,

@@ -249,10 +249,11 @@ def _node_gpus(a, ctx: dict, bench: Path, at_least: int = 1) -> list:
     """The GPUs `--gpus` picks on this node, after checking that kps-bench runs on NVIDIA GPUs."""
     from kps_report import gpus
     backend = ctx.get("backend", "?")
+    what = "variability" if a.cmd == "variability" else f"--gpus {a.gpus}"
     if not is_gpu(ctx):
-        die(f"--gpus {a.gpus}: {bench} is a host build ({backend}); --gpus is for a GPU build")
+        die(f"{what}: {bench} is a host build ({backend}); {what.split()[0]} is for a GPU build")
     if backend.lower() != "cuda":
-        die(f"--gpus {a.gpus}: kps pins one process to one GPU on NVIDIA GPUs (CUDA_VISIBLE_DEVICES); "
+        die(f"{what}: kps pins one process to one GPU on NVIDIA GPUs (CUDA_VISIBLE_DEVICES); "
             f"this kps-bench runs on {backend}")
     picked = gpus.select(a.gpus, gpus.node_gpus())
     if len(picked) < at_least:

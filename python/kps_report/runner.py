@@ -123,6 +123,9 @@ class Runner:
             return f"kps-bench changed (binary {was} -> {self.bench_sha})" if was else "no record of the kps-bench that ran it"
         if ctx.get("kps_job") != task.job.fingerprint(self.repetitions):
             return "the sweep's definition of it changed"
+        ran_on = ctx.get("kps_gpu_uuid")
+        if task.gpu is not None and ran_on and ran_on != task.gpu.uuid:
+            return f"it ran on another GPU ({ran_on})"
         return None
 
     def command(self, task: Task) -> list:

@@ -15,7 +15,8 @@ repetitions in run r on GPU g and T_g the median of GPU g's runs:
   more than one GPU differs from itself, so the GPU a figure came from matters.
 
 The report shows per study how many benchmarks were compared and flagged and the typical spreads,
-the flagged benchmarks (largest first), what nvidia-smi said of each GPU before and after its runs
+the flagged benchmarks (largest first), with more than two GPUs how far each pair lies apart
+(the GPUs of one node against those of another), what nvidia-smi said of each GPU before and after its runs
 (SM and memory clocks, temperature, power), and one figure: the noise against across per benchmark.
 """
 from __future__ import annotations
@@ -36,16 +37,15 @@ SHOWN = 15  # flagged benchmarks listed in the report (largest across / within f
 
 @dataclass
 class GpuRuns:
+    """One GPU (by UUID) and its runs of the set, whichever folders they lie in."""
     index: str
+    uuid: str
     runs: list = field(default_factory=list)  # per run: [(study, doc)]
+    label: str = ""
 
     @property
     def docs(self) -> list:
         return [sd for run in self.runs for sd in run]
-
-    @property
-    def uuid(self) -> str:
-        return next((d["context"].get("kps_gpu_uuid", "") for _, d in self.docs), "")
 
     @property
     def device(self) -> str:
@@ -80,16 +80,26 @@ def has_runs(machine: Path) -> bool:
 
 
 def load(folder: Path) -> list:
-    """Every GPU under `folder` (a machine's variability/) with its runs, in index and run order."""
-    found = {}
+    """Every GPU under `folder` (a machine's variability/) with its runs, in run and index order.
+    A GPU is its UUID: a folder gpu<index>-run<k> measured on another machine (another UUID) is
+    another GPU, not a second run of the first."""
+    folders = []
     for d in folder.glob("gpu*"):
         m = GPU_FOLDER.match(d.name)
         if not m or not d.is_dir():
             continue
         docs = [(f.parent.name, gbench.load(f)) for f in sorted(d.glob("*/*.json"))]
         if docs:
-            found.setdefault(int(m.group(1)), []).append((int(m.group(2) or 1), docs))
-    return [GpuRuns(str(i), [docs for _, docs in sorted(runs, key=lambda r: r[0])]) for i, runs in sorted(found.items())]
+            folders.append((int(m.group(2) or 1), int(m.group(1)), docs))
+    gpus = {}
+    for _, index, docs in sorted(folders, key=lambda x: (x[0], x[1])):
+        uuid = next((d["context"]["kps_gpu_uuid"] for _, d in docs if d["context"].get("kps_gpu_uuid")), f"gpu{index}")
+        gpus.setdefault(uuid, GpuRuns(str(index), uuid)).runs.append(docs)
+    out = list(gpus.values())
+    shared = {g.index for g in out if sum(h.index == g.index for h in out) > 1}
+    for g in out:
+        g.label = f"GPU {g.index}" + (f" ({g.uuid[:12]})" if g.index in shared else "")
+    return out
 
 
 def _within(rec: dict) -> Optional[float]:
@@ -162,7 +172,7 @@ def state_table(gpus: list) -> str:
             _range([c.get(f"nvidia_smi_{w}{key}") for c in ctxs if c.get(f"nvidia_smi_{w}{key}")], unit) or "?"
             for w in ("before_", ""))
         wall = sum(float(c.get("kps_wall_seconds", 0) or 0) for c in ctxs)
-        body.append([g.index, g.uuid or "?", str(len(g.runs)), str(len(ctxs)), col("sm_clock", "MHz"),
+        body.append([g.label, g.uuid or "?", str(len(g.runs)), str(len(ctxs)), col("sm_clock", "MHz"),
                      col("mem_clock", "MHz"), col("temperature", "C"), col("power_draw", "W"), f"{wall:.0f} s"])
     return markdown_table(head, body)
 
@@ -215,6 +225,22 @@ def summary_table(found: list) -> str:
                            "median run to run", "largest across"], body) + "\n"
 
 
+def pairs_table(gpus: list, found: list) -> str:
+    """Per pair of GPUs and study, the median over the benchmarks of how far the two lie apart
+    (|a - b| / their mean): which GPUs (or nodes) differ, not only how much the set does."""
+    studies = list(dict.fromkeys(r.study for r in found))
+    body = []
+    for i in range(len(gpus)):
+        for j in range(i + 1, len(gpus)):
+            cells = []
+            for study in studies:
+                d = [abs(r.medians[i] - r.medians[j]) / ((r.medians[i] + r.medians[j]) / 2)
+                     for r in found if r.study == study]
+                cells.append(_pct(_median(d)))
+            body.append([f"{gpus[i].label} - {gpus[j].label}"] + cells)
+    return markdown_table(["pair of GPUs"] + [f"{s}: median difference" for s in studies], body) + "\n"
+
+
 def analyze(machine: Path, figures) -> str:
     """The report's section on the machine's variability/ folder ('' where there is none)."""
     gpus = load(machine / FOLDER)
@@ -223,10 +249,12 @@ def analyze(machine: Path, figures) -> str:
     found = rows(gpus)
     device = gpus[0].device or "GPU"
     nruns = min(len(g.runs) for g in gpus)
-    parts = [f"## GPU-to-GPU variability: {len(gpus)} GPUs of one node\n",
-             f"The same benchmarks ran on each GPU ({', '.join(f'GPU {g.index}' for g in gpus)}, {device}), "
-             f"{nruns} time{'s' if nruns != 1 else ''} each (`kps variability`: every GPU at once, each run seeing "
-             f"its GPU alone and its own share of the cores); JSON in `{FOLDER}/gpu<index>[-run<k>]/`. Per "
+    nodes = "one node" if len({g.index for g in gpus}) == len(gpus) else "more than one node"
+    parts = [f"## GPU-to-GPU variability: {len(gpus)} GPUs of {nodes}\n",
+             f"The same benchmarks ran on each GPU ({', '.join(g.label for g in gpus)}, {device}), "
+             f"{nruns} time{'s' if nruns != 1 else ''} each (`kps variability`: every GPU of a node at once, each "
+             f"run seeing its GPU alone and its own share of the cores); JSON in `{FOLDER}/gpu<index>[-run<k>]/`, "
+             "a GPU known by its UUID (a folder of a later run measured on another node's GPUs holds other GPUs). Per "
              "benchmark, *across* is how far the GPUs lie apart ((slowest - fastest) / median of the GPUs' "
              "medians), *within a run* how far one run's repetitions lie apart, *run to run* how far two runs on "
              "the same GPU lie apart (the largest over the GPUs each). A benchmark is flagged where across exceeds "
@@ -239,7 +267,7 @@ def analyze(machine: Path, figures) -> str:
     parts.append(summary_table(found))
     flagged = sorted((r for r in found if r.flagged), key=lambda r: -r.ratio)
     if flagged:
-        head = (["benchmark"] + [f"GPU {g.index} µs" for g in gpus] +
+        head = (["benchmark"] + [f"{g.label} µs" for g in gpus] +
                 ["across", "within a run", "run to run", "across / noise"])
         lines = [[f"{r.study}: {r.name}"] + [f"{1e6 * t:.4g}" for t in r.medians] +
                  [_pct(r.across), _pct(r.within), _pct(r.run_to_run), f"{r.ratio:.1f}"] for r in flagged[:SHOWN]]
@@ -248,6 +276,9 @@ def analyze(machine: Path, figures) -> str:
                      markdown_table(head, lines) + "\n")
     else:
         parts.append("No benchmark differs between the GPUs by more than one GPU differs from itself.\n")
+    if len(gpus) > 2:
+        parts.append("GPU by GPU (each GPU's median time; the medians over the benchmarks):\n\n" +
+                     pairs_table(gpus, found))
     parts.append("What nvidia-smi said of each GPU before and after its runs (ranges over the runs):\n\n" +
                  state_table(gpus) + "\n")
     name = "variability.png"

@@ -233,3 +233,28 @@ def test_variability_needs_two_gpus(tmp_path, home, fake_bench):
     rc, _, err = kps_in(tmp_path, gpu_env(home, FAKE_GPUS="GPU-aaaa"), "variability", "--studies", "scan",
                         "--bench", fake_bench, "--out", tmp_path / "out")
     assert rc == 2 and "comparing GPUs needs at least 2" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_gpu_folder_measured_on_another_gpu_is_run_again(tmp_path, home, fake_bench):
+    out = tmp_path / "out"
+    args = ("variability", "--studies", "scan", "--bench", fake_bench, "--only", "job0", "--out", out, "--runs", "1")
+    assert kps_in(tmp_path, gpu_env(home), *args)[0] == 0
+    rc, stdout, err = kps_in(tmp_path, gpu_env(home, FAKE_GPUS="GPU-cccc,GPU-dddd"), *args)
+    assert rc == 0, err
+    assert "job0 (it ran on another GPU (GPU-aaaa))" in stdout and "job0 (it ran on another GPU (GPU-bbbb))" in stdout
+    assert contexts(out / "variability" / "gpu0" / "scan")["job0.json"]["kps_gpu_uuid"] == "GPU-cccc"
+
+
+def test_a_gpu_is_known_by_its_uuid(tmp_path):
+    from conftest import document, entries, write_json
+    from kps_report import variability
+    folder = tmp_path / "variability"
+    for sub, uuid, t in (("gpu0", "GPU-a", 1.0), ("gpu1", "GPU-b", 1.1), ("gpu0-run2", "GPU-c", 1.2),
+                         ("gpu1-run2", "GPU-b", 1.1)):
+        write_json(folder / sub / "scan" / "scan.json",
+                   document(entries("scan/single_pass/int32/1024", [t, t * 1.01, t * 0.99]), backend="Cuda",
+                            kps_gpu_uuid=uuid, kps_gpu_index=sub[3]))
+    gpus = variability.load(folder)
+    assert [(g.label, len(g.runs)) for g in gpus] == [("GPU 0 (GPU-a)", 1), ("GPU 1", 2), ("GPU 0 (GPU-c)", 1)]
+    (row,) = variability.rows(gpus)
+    assert row.run_to_run is None and abs(row.across - 0.2 / 1.1) < 1e-9 and row.flagged
