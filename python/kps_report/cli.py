@@ -335,8 +335,11 @@ def cmd_variability(a, lay: Layout, argv) -> int:
                 t.gpu, t.label = g, f"{folder}/{t.label}"
                 tasks.append(t)
     outcome = runner.run(tasks, picked)
-    path = report.render(out, out, lay, lay.command)
-    say(f"report: {lay.display(path)} (its section 'GPU-to-GPU variability')")
+    if report.is_machine(out, study_names(lay.studies_dir)):
+        path = report.render(out, out, lay, lay.command)
+        say(f"report: {lay.display(path)} (its section 'GPU-to-GPU variability')")
+    else:
+        warn(f"no results in {lay.display(out)}: no report")
     if outcome.failed:
         warn(f"{len(outcome.failed)} run(s) failed: {', '.join(t.label + '/' + t.job.id for t in outcome.failed)}")
         return 1

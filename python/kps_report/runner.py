@@ -143,6 +143,7 @@ class Runner:
             if why is None:
                 say(f"{t.label}: {t.job.id}: up to date ({t.out.name}), skipped")
                 outcome.done.append(t)
+                _drop_shards(t)
             else:
                 todo.append((t, why))
         if gpus and len(gpus) > 1:
@@ -160,6 +161,7 @@ class Runner:
             say("  " + " ".join([self.display_bench] + t.job.bench_args(self.repetitions)))
             if self._run_one(t, outcome.done, t.gpu or gpu):
                 outcome.done.append(t)
+                _drop_shards(t)
             else:
                 outcome.failed.append(t)
                 failed_labels.add(t.label)
@@ -212,6 +214,8 @@ class Runner:
                 self._merge(t)
                 outcome.done.append(t)
 
+        errors = []  # what a worker raised (a KpsError, a full disk): re-raised in the main thread
+
         def worker(gpu, cpus, ended):
             try:
                 while not stopping.is_set():
@@ -226,6 +230,9 @@ class Runner:
                         if stopping.is_set():
                             return
                         finish(t, ok)
+            except BaseException as e:  # noqa: B902 (any failure ends the whole run, in one line)
+                errors.append(e)
+                stopping.set()
             finally:
                 ended.set()
 
@@ -234,14 +241,21 @@ class Runner:
         ended = [threading.Event() for _ in gpus]
         threads = [threading.Thread(target=worker, args=(g, c, e), name=f"gpu-{g.index}", daemon=True)
                    for g, c, e in zip(gpus, shares, ended)]
-        previous = _stop_on_signals(stopping)
+        previous = {}
         try:
+            previous = _stop_on_signals(stopping)
             for th in threads:
                 th.start()
-            while not all(e.is_set() for e in ended):
+            while not all(e.is_set() for e in ended) and not errors:
                 time.sleep(0.1)
+            if errors:
+                self._stop_live(ended)
+                raise errors[0]
         except KeyboardInterrupt:
             stopping.set()
+            for th, e in zip(threads, ended):
+                if th.ident is None:  # never started: nothing to wait for
+                    e.set()
             self._stop_live(ended)
             if interrupted:
                 (task, salvaged, where), others = interrupted[0], interrupted[1:]
@@ -326,11 +340,13 @@ class Runner:
         env = {**os.environ, **task.env, **(gpu.env() if gpu else {}), **(cpu_env(cpus) if cpus else {})}
         probe = LoadProbe.start(self.live_pids)
         probe.gpu, probe.gpu_before, probe.cpus = gpu, gpu_state(gpu), cpus
-        try:
-            proc = subprocess.Popen(cmd, env=env)
-        except OSError as e:
-            raise KpsError(f"cannot run {self.bench}: {e.strerror}")
-        with self._live_lock:
+        with self._live_lock:  # no run starts once Ctrl-C is stopping the others
+            if stopping is not None and stopping.is_set():
+                return False
+            try:
+                proc = subprocess.Popen(cmd, env=env)
+            except OSError as e:
+                raise KpsError(f"cannot run {self.bench}: {e.strerror}")
             self._live[proc.pid] = proc
         try:
             rc = proc.wait()
@@ -459,12 +475,41 @@ def _shards(todo: list, runner: "Runner") -> list:
     return [(t, why) for _, t, why in sorted(out, key=lambda x: -x[0])]
 
 
+def _drop_shards(task: Task) -> None:
+    """The shards of a task's job left by an earlier run on several GPUs (interrupted, or with a
+    failed shard), once the job's own JSON is up to date without them."""
+    folder = task.dest / SHARDS
+    if not folder.is_dir():
+        return
+    for f in folder.glob(f"{task.job.id}.*.json*"):
+        if f.name.split(".json")[0].rsplit(".", 1)[0] == task.job.id:
+            f.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        folder.rmdir()
+
+
+def _siblings(cpu: int) -> str:
+    """The hardware threads of cpu's core (Linux sysfs), or the cpu alone."""
+    base = Path(f"/sys/devices/system/cpu/cpu{cpu}/topology")
+    for name in ("core_cpus_list", "thread_siblings_list"):
+        try:
+            return (base / name).read_text().strip()
+        except OSError:
+            continue
+    return str(cpu)
+
+
 def cpu_shares(n: int) -> list:
-    """This process' cores split into n equal, contiguous shares (one per GPU): each GPU's kps-bench
-    binds its host threads to its own share, so that runs side by side do not share a core."""
-    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(os.cpu_count() or 1))
-    per = max(1, len(cores) // n)
-    return [cores[i * per:(i + 1) * per] or cores[-1:] for i in range(n)]
+    """This process' cores split into n equal shares of whole cores (one per GPU; a core's hardware
+    threads stay in one share): each GPU's kps-bench binds its host threads to its own share, so
+    that runs side by side do not share a core."""
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(os.cpu_count() or 1))
+    cores = {}
+    for c in cpus:
+        cores.setdefault(_siblings(c), []).append(c)
+    groups = list(cores.values())
+    per = max(1, len(groups) // n)
+    return [sorted(c for g in (groups[i * per:(i + 1) * per] or groups[-1:]) for c in g) for i in range(n)]
 
 
 def cpu_env(cpus: list) -> dict:

@@ -93,8 +93,11 @@ def load(folder: Path) -> list:
             folders.append((int(m.group(2) or 1), int(m.group(1)), docs))
     gpus = {}
     for _, index, docs in sorted(folders, key=lambda x: (x[0], x[1])):
-        uuid = next((d["context"]["kps_gpu_uuid"] for _, d in docs if d["context"].get("kps_gpu_uuid")), f"gpu{index}")
-        gpus.setdefault(uuid, GpuRuns(str(index), uuid)).runs.append(docs)
+        by_uuid = {}  # a folder is one run of one GPU; files measured on another GPU are another's
+        for study, d in docs:
+            by_uuid.setdefault(d["context"].get("kps_gpu_uuid") or f"gpu{index}", []).append((study, d))
+        for uuid, run in by_uuid.items():
+            gpus.setdefault(uuid, GpuRuns(str(index), uuid)).runs.append(run)
     out = list(gpus.values())
     shared = {g.index for g in out if sum(h.index == g.index for h in out) > 1}
     for g in out:
@@ -122,7 +125,9 @@ def _records(run: list) -> dict:
 
 
 def rows(gpus: list) -> list:
-    """One Row per benchmark that ran (and passed its checks) in every run on every GPU."""
+    """One Row per benchmark that ran (and passed its checks) in every run on every GPU: within
+    the largest repetitions' spread of the runs that have one, run to run the largest over the GPUs
+    of two runs or more (None where no GPU has two)."""
     per_gpu = [[_records(run) for run in g.runs] for g in gpus]
     out = []
     keys = per_gpu[0][0] if per_gpu and per_gpu[0] else {}
@@ -138,9 +143,9 @@ def rows(gpus: list) -> list:
                 run_spreads.append((max(ts) - min(ts)) / t)
             withins += [_within(recs[key]) for recs in runs]
         mid = statistics.median(medians)
+        known = [w for w in withins if w is not None]
         out.append(Row(key[0], key[1], medians, (max(medians) - min(medians)) / mid,
-                       max(withins) if None not in withins else None,
-                       max(run_spreads) if len(run_spreads) == len(per_gpu) else None))
+                       max(known) if known else None, max(run_spreads) if run_spreads else None))
     return out
 
 
@@ -248,18 +253,19 @@ def analyze(machine: Path, figures) -> str:
         return ""
     found = rows(gpus)
     device = gpus[0].device or "GPU"
-    nruns = min(len(g.runs) for g in gpus)
+    counts = sorted({len(g.runs) for g in gpus})
+    times = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
     nodes = "one node" if len({g.index for g in gpus}) == len(gpus) else "more than one node"
     parts = [f"## GPU-to-GPU variability: {len(gpus)} GPUs of {nodes}\n",
              f"The same benchmarks ran on each GPU ({', '.join(g.label for g in gpus)}, {device}), "
-             f"{nruns} time{'s' if nruns != 1 else ''} each (`kps variability`: every GPU of a node at once, each "
+             f"{times} time{'s' if counts[-1] != 1 else ''} each (`kps variability`: every GPU of a node at once, each "
              f"run seeing its GPU alone and its own share of the cores); JSON in `{FOLDER}/gpu<index>[-run<k>]/`, "
              "a GPU known by its UUID (a folder of a later run measured on another node's GPUs holds other GPUs). Per "
              "benchmark, *across* is how far the GPUs lie apart ((slowest - fastest) / median of the GPUs' "
              "medians), *within a run* how far one run's repetitions lie apart, *run to run* how far two runs on "
              "the same GPU lie apart (the largest over the GPUs each). A benchmark is flagged where across exceeds "
              "the larger of the two: there the GPU a figure came from matters more than one GPU's own noise." +
-             ("" if nruns > 1 else " With one run per GPU the run-to-run noise is unknown and the flags "
+             ("" if counts[-1] > 1 else " With one run per GPU the run-to-run noise is unknown and the flags "
               "over-count: repetitions within one run scatter less than runs do (`--runs 2`).") + "\n"]
     if len(gpus) < 2 or not found:
         parts.append("Fewer than two GPUs with the same benchmarks: nothing to compare.\n")
@@ -274,14 +280,17 @@ def analyze(machine: Path, figures) -> str:
         more = f" ({len(flagged) - SHOWN} more not shown)" if len(flagged) > SHOWN else ""
         parts.append(f"Flagged benchmarks, largest across / noise first{more}:\n\n" +
                      markdown_table(head, lines) + "\n")
-    else:
+    elif all(r.noise is not None for r in found):
         parts.append("No benchmark differs between the GPUs by more than one GPU differs from itself.\n")
+    else:
+        parts.append("No benchmark flagged; the noise of one GPU is unknown for "
+                     f"{sum(r.noise is None for r in found)} of them (one repetition, one run).\n")
     if len(gpus) > 2:
         parts.append("GPU by GPU (each GPU's median time; the medians over the benchmarks):\n\n" +
                      pairs_table(gpus, found))
     parts.append("What nvidia-smi said of each GPU before and after its runs (ranges over the runs):\n\n" +
                  state_table(gpus) + "\n")
     name = "variability.png"
-    if figure(figures.path(name), found, f"{device}: {len(gpus)} GPUs, {len(found)} benchmarks, {nruns} run(s) each"):
+    if figure(figures.path(name), found, f"{device}: {len(gpus)} GPUs, {len(found)} benchmarks, {times} run(s) each"):
         parts.append(figures.link(name, "one GPU's noise against the spread across GPUs, per benchmark"))
     return "\n".join(parts)
