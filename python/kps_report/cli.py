@@ -11,7 +11,6 @@ and exits 130.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sys
@@ -21,7 +20,7 @@ from kps_report import gbench, report
 from kps_report.errors import KpsError, die, say, warn
 from kps_report.layout import Layout, is_within, layout as find_layout
 from kps_report.machine import OMP_ENV, bench_context, device_label, file_sha256, is_gpu, machine_name
-from kps_report.runner import Interrupted, Runner, Task
+from kps_report.runner import Interrupted, Runner, Task, write_json
 from kps_report.study import SCALES, load_studies, parse_list, study_names
 
 
@@ -299,10 +298,14 @@ def cmd_run(a, lay: Layout, argv) -> int:
     _mark_local(out, lay)
     runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None, lay.display)
     tasks = _study_tasks(a, studies, jobs, only, is_gpu(ctx), out)
-    outcome = runner.run(tasks, picked)
+    return _report_and_status(runner.run(tasks, picked), out, lay)
+
+
+def _report_and_status(outcome, out: Path, lay: Layout, what: str = "") -> int:
+    """After the runs: the folder's report (where it holds results), the failed runs; the exit status."""
     if report.is_machine(out, study_names(lay.studies_dir)):
         path = report.render(out, out, lay, lay.command)
-        say(f"report: {lay.display(path)}")
+        say(f"report: {lay.display(path)}{what}")
     else:
         warn(f"no results in {lay.display(out)}: no report")
     if outcome.failed:
@@ -334,16 +337,7 @@ def cmd_variability(a, lay: Layout, argv) -> int:
             for t in _study_tasks(a, studies, jobs, only, True, dest / folder):
                 t.gpu, t.label = g, f"{folder}/{t.label}"
                 tasks.append(t)
-    outcome = runner.run(tasks, picked)
-    if report.is_machine(out, study_names(lay.studies_dir)):
-        path = report.render(out, out, lay, lay.command)
-        say(f"report: {lay.display(path)} (its section 'GPU-to-GPU variability')")
-    else:
-        warn(f"no results in {lay.display(out)}: no report")
-    if outcome.failed:
-        warn(f"{len(outcome.failed)} run(s) failed: {', '.join(t.label + '/' + t.job.id for t in outcome.failed)}")
-        return 1
-    return 0
+    return _report_and_status(runner.run(tasks, picked), out, lay, " (its section 'GPU-to-GPU variability')")
 
 
 # --- report, compare ----------------------------------------------------------------------------
@@ -515,16 +509,9 @@ def cmd_tune_table(a, lay: Layout, argv) -> int:
 
 # --- slim, salvage ------------------------------------------------------------------------------
 
-def _write_json(doc: dict, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1)
-    os.replace(tmp, path)
-
-
 def cmd_slim(a, lay: Layout, argv) -> int:
     doc = gbench.slim(gbench.load(a.json), gbench.READ_AGGREGATES)
-    _write_json(doc, Path(a.out))
+    write_json(doc, Path(a.out))
     say(f"slimmed {a.json} into {a.out}: {len(doc['benchmarks'])} entries")
     return 0
 
@@ -533,7 +520,7 @@ def cmd_salvage(a, lay: Layout, argv) -> int:
     doc = gbench.salvage(a.partial)
     if a.command:
         doc["context"]["kps_command"] = a.command
-    _write_json(doc, Path(a.out))
+    write_json(doc, Path(a.out))
     say(f"salvaged {len(doc['benchmarks'])} entries of {a.partial} into {a.out}")
     return 0
 

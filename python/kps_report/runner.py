@@ -181,7 +181,7 @@ class Runner:
         failed_labels = set()
         interrupted = []   # (task, salvaged, where) of the runs Ctrl-C stopped
         stopping = threading.Event()
-        started, t0 = [0], time.monotonic()
+        started, t0, total = [0], time.monotonic(), len(pending)
         shares = cpu_shares(len(gpus))
 
         def next_task(gpu):
@@ -223,7 +223,7 @@ class Runner:
                     if nxt is None:
                         return
                     t, why, i = nxt
-                    say(f"GPU {gpu.index}: {t.label}: run {i}/{len(pending) + started[0]}: {t.job.id} ({why})")
+                    say(f"GPU {gpu.index}: {t.label}: run {i}/{total}: {t.job.id} ({why})")
                     say(f"  GPU {gpu.index}: " + " ".join([self.display_bench] + t.job.bench_args(self.repetitions)))
                     ok = self._run_one(t, outcome.done, gpu, stopping, interrupted, lock, cpus)
                     with lock:
@@ -287,14 +287,10 @@ class Runner:
             vals = [d["context"][key] for d in docs if key in d["context"]]
             if vals:
                 ctx[key] = sep.join(dict.fromkeys(vals))
-        for key in ("kps_other_cpu_load",):
-            vals = [float(d["context"][key]) for d in docs if key in d["context"]]
-            if vals:
-                ctx[key] = f"{max(vals):.2f}"
-        tmp = parent.out.with_name(parent.out.name + ".partial")
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1)
-        os.replace(tmp, parent.out)
+        loads = [float(d["context"]["kps_other_cpu_load"]) for d in docs if "kps_other_cpu_load" in d["context"]]
+        if loads:
+            ctx["kps_other_cpu_load"] = f"{max(loads):.2f}"
+        write_json(doc, parent.out, parent.out.with_name(parent.out.name + ".partial"))
         for t in shards:
             t.out.unlink(missing_ok=True)
         with contextlib.suppress(OSError):
@@ -443,9 +439,7 @@ class Runner:
         for key in PATH_KEYS:
             if isinstance(doc["context"].get(key), str):
                 doc["context"][key] = portable(doc["context"][key], self.display)
-        with open(partial, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1)
-        os.replace(partial, dest or task.out)
+        write_json(doc, dest or task.out, partial)
 
 
 # Where the shards of a job run on several GPUs wait, in its study's folder, until merged.
@@ -473,6 +467,14 @@ def _shards(todo: list, runner: "Runner") -> list:
             else:
                 out.append((len(types), shard, f"{why}; shard {ty}"))
     return [(t, why) for _, t, why in sorted(out, key=lambda x: -x[0])]
+
+
+def write_json(doc: dict, path: Path, through: Optional[Path] = None) -> None:
+    """`doc` into `path` whole or not at all: written to `through` (default path.tmp), then moved."""
+    tmp = through or path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1)
+    os.replace(tmp, path)
 
 
 def _drop_shards(task: Task) -> None:
