@@ -158,6 +158,18 @@ class Tune(unittest.TestCase):
         self.assertEqual(tune.benchmark_name("int32", 1000000, tune.Config(*D)),
                          "reduce_sweep/dynamic/int32/1000000/team:256/items:16")
 
+    def test_dynamic_teams_without_a_point_past_one_wave_have_no_time(self):
+        # A sweep run before the knob has no dynamic point at a size where the seed's league is
+        # more than one wave: the seed's (static) time does not stand in there, so a row measured
+        # dynamic at the largest size does not reach down over sizes where it was never run.
+        D = ("dynamic", 256, 16, 0)
+        over = {("int32", LARGE[-1]) + D: 80.0}
+        points, best, rows, _ = self.analyse(canned(over))
+        self.assertIsNone(tune.config_seconds(points["int32"][LARGE[0]], tune.Config(*D), LARGE[0], 1024))
+        for lo, hi, c, _, sizes in rows["int32"]:
+            if c == tune.Config(*D):
+                self.assertEqual(sizes, [LARGE[-1]])
+
     def test_same_size_copies(self):
         _, _, rows, source = self.analyse(canned())
         self.assertEqual(source, {"int32": "int32", "float": "int32"})

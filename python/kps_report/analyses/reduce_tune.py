@@ -115,7 +115,12 @@ def config_seconds(points_n, c, n, concurrency):
     not run there (it launches exactly the seed's league): the seed point's time stands in."""
     if c in points_n:
         return points_n[c]["tune_seconds"]
-    if c.variant == "dynamic":  # not run where its league is one wave or less: the seed's launch
+    if c.variant == "dynamic":
+        # Not run where the seed's league is one wave or less (it launches the seed's league
+        # then): the seed point stands in there alone. Elsewhere a sweep without the point (one
+        # run before the knob) has no time for it.
+        if math.ceil(n / (c.team * c.items)) > max(1, concurrency // c.team):
+            return None
         seed = Config("seed", c.team, c.items)
         return points_n[seed]["tune_seconds"] if seed in points_n else None
     if c.waves:
