@@ -4,7 +4,7 @@ scans against the number of instances. Reads only the JSON."""
 from __future__ import annotations
 
 from kps_report import gbench, plots
-from kps_report.analyses import Headline, targets
+from kps_report.analyses import Headline, bytes_in_flight, targets
 from kps_report.analyses.common import NO_SPREAD_NOTE, SPREAD_NOTE, cv_cell, has_spread, point
 from kps_report.machine import is_gpu
 from kps_report.text import fmt, join_parts, markdown_table, pow2
@@ -70,6 +70,7 @@ def analyze(results, figures) -> str:
     md.append(targets.table(ok, "scan", "automatic", False, "./kps run --preset cuda --scale full --studies scan"))
     md.append(targets.cpu_table(ok, "scan", "automatic", "./kps run --scale full --studies scan",
                                 ctx.get("backend", "")))
+    md.append(bytes_in_flight.section(results))
     md.append(active_warps(records))
     md.append(tile_sizes(ok, figures, ctx))
     md.append(streams(ok, figures, ctx))

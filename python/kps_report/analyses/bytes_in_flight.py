@@ -1,0 +1,110 @@
+"""Memory latency and the bytes in flight it asks for (Little's law), from the scan study's JSON:
+the memory-latency probe (memory_latency/chase/<bytes>: one thread's chain of dependent loads over
+a footprint) and the copy of the same run's sweep (the device's streaming bandwidth). A stream of
+reads at bandwidth B over a memory of latency L has L x B bytes requested and not yet returned at
+any moment; a copy reads half of the bytes it moves (its writes are posted: nothing waits on
+them), so the reads a scan must keep in flight to run at the copy's pace are L x B_copy / 2, per
+compute unit (SM; a core on a CPU) that over their count. Reads only the JSON."""
+from __future__ import annotations
+
+from kps_report.text import fmt, markdown_table, pow2
+
+# The probe's footprint counts as "memory" from this multiple of the last-level cache: the
+# chain's lines are then almost never cached.
+BEYOND_CACHE = 4
+
+
+def last_level_cache(ctx: dict) -> int:
+    """Bytes of the last-level cache: a GPU's L2 (device_l2_bytes), else the largest cache in
+    Google Benchmark's list; 0 if neither is known."""
+    if ctx.get("device_l2_bytes"):
+        return int(float(ctx["device_l2_bytes"]))
+    sizes = [int(c.get("size", 0)) for c in ctx.get("caches") or [] if isinstance(c, dict)]
+    return max(sizes, default=0)
+
+
+def compute_units(ctx: dict) -> int:
+    for key in ("device_compute_units", "kokkos_concurrency"):
+        try:
+            if int(float(ctx.get(key) or 0)) > 0:
+                return int(float(ctx[key]))
+        except (TypeError, ValueError):
+            pass
+    return 0
+
+
+def latencies(records) -> list:
+    """[(footprint bytes, latency ns, record)] of the probe, sorted by footprint."""
+    out = []
+    for r in records:
+        if r.get("family") == "memory_latency" and "error" not in r and r.get("latency_ns"):
+            out.append((int(r.get("footprint_bytes") or r["n"]), float(r["latency_ns"]), r))
+    return sorted(out, key=lambda x: x[0])
+
+
+def memory_latency(latency_points, cache_bytes: int):
+    """(footprint, ns) of memory: the smallest footprint of at least BEYOND_CACHE x the
+    last-level cache, else None (the probe did not reach memory)."""
+    if not cache_bytes:
+        return None
+    far = [(b, ns) for b, ns, _ in latency_points if b >= BEYOND_CACHE * cache_bytes]
+    return far[0] if far else None
+
+
+def copy_bandwidth(records):
+    """(N, type, GB/s) of the copy at the largest N of the sweep (the fastest type there), else None."""
+    copies = [r for r in records if r.get("family") == "copy" and r.get("variant") == "kokkos"
+              and "error" not in r and r.get("GB/s") and r.get("n")]
+    if not copies:
+        return None
+    n = max(r["n"] for r in copies)
+    best = max((r for r in copies if r["n"] == n), key=lambda r: r["GB/s"])
+    return n, best["type"], float(best["GB/s"])
+
+
+def little(latency_ns: float, copy_gbs: float, units: int) -> dict:
+    """Little's law for the copy's reads: bytes in flight on the device and per compute unit."""
+    device = latency_ns * 1e-9 * copy_gbs * 1e9 / 2
+    return {"device_bytes": device, "per_unit_bytes": device / units if units else None}
+
+
+def section(results) -> str:
+    ctx, records = results.context, results.records
+    points = latencies(records)
+    if not points:
+        return ""
+    cache = last_level_cache(ctx)
+    md = ["### Memory latency and the bytes in flight it asks for\n",
+          "`memory_latency/chase/<bytes>`: one thread follows a chain of dependent loads over a footprint of "
+          "that many bytes (lines of 128 bytes in random order within 2 MiB blocks, "
+          "`bench/kernels/pointer_chase.hpp`); the time per load is the latency of the level the footprint "
+          f"lives in. Last-level cache: {fmt(cache / 2**20) + ' MiB' if cache else 'unknown'}.\n",
+          markdown_table(["footprint", "latency ns", "x last-level cache"],
+                         [[_bytes(b), fmt(ns), fmt(b / cache) if cache else "—"] for b, ns, _ in points]) + "\n"]
+    far = memory_latency(points, cache)
+    bw = copy_bandwidth(records)
+    units = compute_units(ctx)
+    if far is None:
+        md.append(f"No footprint of {BEYOND_CACHE} x the last-level cache or more: the probe did not reach "
+                  "memory, so no bytes-in-flight figure.\n")
+    elif bw is None:
+        md.append("No copy in this folder's sweep: no bandwidth for Little's law.\n")
+    else:
+        n, t, gbs = bw
+        lw = little(far[1], gbs, units)
+        per = lw["per_unit_bytes"]
+        md.append(
+            f"Little's law: the copy of {pow2(n)} {t} elements moves {fmt(gbs)} GB/s (read + write), so its "
+            f"reads run at {fmt(gbs / 2)} GB/s; at {fmt(far[1])} ns (footprint {_bytes(far[0])}) that is "
+            f"**{fmt(lw['device_bytes'] / 2**20)} MiB of reads in flight** on the device"
+            + (f", **{fmt(per / 1024)} KiB per compute unit** ({units} units)" if per else "")
+            + ": what a scan's tiles in progress must have requested and not yet received, at every moment, "
+            "to read at the copy's pace.\n")
+    return "\n".join(md)
+
+
+def _bytes(b: int) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if b >= size:
+            return f"{fmt(b / size)} {unit}"
+    return f"{b} B"
