@@ -28,6 +28,8 @@ constexpr const char* usage =
     "  --kps_types=LIST   element types among int32,int64,float,double (default: all)\n"
     "  --kps_iterations=N loop length of the latency and occupancy kernels (default: 65536 on a\n"
     "                     GPU, 4096 on the host)\n"
+    "  --kps_footprints=LIST  footprints in bytes of the memory-latency probe (memory_latency/chase/),\n"
+    "                     as --kps_sizes (default: 2^12..2^30:2 and 2^31 where the memory holds it)\n"
     "  --kps_context      print the environment (device, backend, Kokkos) as JSON and exit\n"
     "  --kps_help         this text\n"
     "plus Kokkos options (--kokkos-help lists them) and Google Benchmark options (--benchmark_...,\n"
@@ -66,7 +68,7 @@ bool json_file_output(int argc, char** argv) {
 
 /// kps' own flags, taken out of argv (Google Benchmark's stay).
 struct KpsArgs {
-  std::string sizes_text, types_text = "int32,int64,float,double", iterations_text;
+  std::string sizes_text, types_text = "int32,int64,float,double", iterations_text, footprints_text;
   bool have_sizes = false, context_only = false;
 };
 
@@ -99,6 +101,8 @@ std::optional<int> take_kps_args(int& argc, char** argv, KpsArgs& a) {
       a.types_text = v;
     } else if (take_flag(argc, argv, i, "--kps_iterations", v)) {
       a.iterations_text = v;
+    } else if (take_flag(argc, argv, i, "--kps_footprints", v)) {
+      a.footprints_text = v;
     } else if (std::strncmp(argv[i], "--kps_", 6) == 0) {
       std::cerr << "kps-bench: unknown option " << argv[i] << " (kps-bench --help lists the options)\n";
       return 2;
@@ -130,6 +134,12 @@ kps::bench::Options make_options(const KpsArgs& a) {
     options.iterations = it;
   }
   options.sizes = kps::bench::parse_sizes(a.have_sizes ? a.sizes_text : (options.host ? "2^10..2^20:4" : "2^10..2^30:4"));
+  if (!a.footprints_text.empty()) {
+    options.footprints = kps::bench::parse_sizes(a.footprints_text);
+    options.footprints_given = true;
+  } else {
+    options.footprints = kps::bench::parse_sizes("2^12..2^30:2,2^31");
+  }
   std::size_t start = 0;
   while (start <= a.types_text.size()) {
     const std::size_t comma = std::min(a.types_text.find(',', start), a.types_text.size());

@@ -1,7 +1,7 @@
 // bench/memory_bench.cpp — the memory-latency probe (the scan study's bytes-in-flight model):
 //   memory_latency/chase/<bytes>
-// one thread following a chain of dependent loads over a footprint of <bytes> (each size of
-// --kps_sizes is a footprint in bytes here, whatever --kps_types says), lines of 128 bytes in a
+// one thread following a chain of dependent loads over a footprint of <bytes> (--kps_footprints;
+// --kps_sizes and --kps_types are the other families'), lines of 128 bytes in a
 // random order within 2 MiB blocks (bench/kernels/pointer_chase.hpp). Each call follows 65536
 // links on from where the previous call left the chain, and the chain's first lines were written
 // first, so a footprint larger than the caches stays cold across calls. Counters: latency_ns (the
@@ -21,11 +21,10 @@ namespace memory_fixtures {
 /// Loads per call: tens of milliseconds at a GPU's memory latency, milliseconds on a CPU.
 constexpr std::int64_t chase_steps = 65536;
 
-void run(benchmark::State& state, const Options& o, std::size_t bytes) {
+void run(benchmark::State& state, std::size_t bytes) {
   const Exec exec;
   const std::string name = "memory_latency/chase/" + std::to_string(bytes);
   try {
-    require_memory(o, name, bytes, bytes + bytes / chase_line_words);
     const std::size_t lines = bytes / chase_line_bytes;
     const std::vector<std::uint64_t> order = chase_order(lines, 0x6b7073 + bytes);
     const Kokkos::View<std::uint64_t*, Exec::memory_space> links(
@@ -56,12 +55,19 @@ void run(benchmark::State& state, const Options& o, std::size_t bytes) {
   }
 }
 
+/// The memory a footprint's benchmark allocates: the chain and its order (a word per line).
+std::size_t chase_bytes(std::size_t bytes) { return bytes + bytes / chase_line_words; }
+
 void register_memory(const Options& o) {
-  // A chain needs two lines; sizes repeat across types elsewhere, not here.
-  const std::set<std::size_t> footprints(o.sizes.begin(), o.sizes.end());
+  const std::set<std::size_t> footprints(o.footprints.begin(), o.footprints.end());
   for (std::size_t bytes : footprints) {
-    if (bytes < 2 * chase_line_bytes || bytes % chase_line_bytes != 0) continue;
-    add("memory_latency/chase/" + std::to_string(bytes), [o, bytes](benchmark::State& s) { run(s, o, bytes); });
+    const std::string name = "memory_latency/chase/" + std::to_string(bytes);
+    if (bytes < 2 * chase_line_bytes || bytes % chase_line_bytes != 0)
+      throw std::invalid_argument(name + ": a footprint is a multiple of " + std::to_string(chase_line_bytes) +
+                                  " bytes, at least two lines (--kps_footprints)");
+    if (!o.footprints_given && o.memory_bytes && chase_bytes(bytes) > o.memory_bytes / 10 * 9) continue;
+    require_memory(o, name, bytes, chase_bytes(bytes));
+    add(name, [bytes](benchmark::State& s) { run(s, bytes); });
   }
 }
 

@@ -36,6 +36,8 @@ struct Options {
   bool host = false;             ///< Exec runs on the host
   Hardware device;               ///< Exec's device
   long long iterations = 0;      ///< loop length of the latency / spin studies (0: the backend's default)
+  std::vector<std::size_t> footprints;  ///< bytes: the memory-latency probe's footprints
+  bool footprints_given = false;        ///< by --kps_footprints (else the default: too large ones left out)
   bool wants(const std::string& type) const;
 };
 

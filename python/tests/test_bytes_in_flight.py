@@ -63,6 +63,8 @@ def test_section_says_the_bytes_in_flight():
     assert "| 256 MiB | 700 | 5.12 |" in md
     assert "1.34 MiB of reads in flight" in md        # 1.4e6 bytes
     assert "10.4 KiB per compute unit** (132 units)" in md
+    small = section([chase(1 << 30, 140.0), copy(1 << 26, 20.0)], {"caches": [{"size": 1 << 20}], "kokkos_concurrency": "2"})
+    assert "1.37 KiB of reads in flight" in small and "700 B per compute unit** (2 units)" in small
 
 
 def test_section_says_what_is_missing():
@@ -71,3 +73,34 @@ def test_section_says_what_is_missing():
     assert "No copy" in section([chase(1 << 28, 700.0)], GPU)
     failed = dict(chase(1 << 28, 700.0), error="the chain stopped at word 3")
     assert section([failed], GPU) == ""
+
+
+def tune_point(t, n, team, items, prefetch, seconds, delay=2400):
+    name = f"scan_tune/single_pass/{t}/{n}/team:{team}/items:{items}/delay:{delay}/poll:0/prefetch:{prefetch}"
+    return dict(parse_name(name + "/iterations:16/manual_time"), seconds=seconds)
+
+
+def test_predicted_tile_is_the_smallest_whose_prefetch_holds_the_reads():
+    kib = 1024
+    assert bif.predicted_tile(1.4e6, 64, [16 * kib, 32 * kib, 40 * kib]) == 32 * kib   # 64 x 16 KiB = 1.05e6 < 1.4e6
+    assert bif.predicted_tile(0.9e6, 64, [16 * kib, 32 * kib]) == 16 * kib
+    assert bif.predicted_tile(9e6, 64, [16 * kib, 32 * kib]) is None
+
+
+def test_model_rows_against_the_sweep():
+    n = 1 << 28
+    recs = [tune_point("int32", n, 128, 32, 64, 1.10), tune_point("int32", n, 128, 64, 64, 1.00),
+            tune_point("int32", n, 256, 32, 64, 1.05), tune_point("double", n, 128, 16, 64, 1.2),
+            tune_point("double", n, 224, 16, 64, 1.1), tune_point("double", n, 160, 32, 64, 1.0),
+            tune_point("int32", 1 << 24, 128, 32, 64, 0.1)]          # below the model's sizes
+    rows = {(t, m): (best, b, pred, steps) for t, m, best, b, pred, steps in bif.model_rows(1.4e6, recs)}
+    assert set(rows) == {("int32", n), ("double", n)}
+    best, b, pred, steps = rows[("int32", n)]
+    assert (best.team, best.items, b, pred, steps) == (128, 64, 32768, 32768, 0)
+    best, b, pred, steps = rows[("double", n)]
+    assert (b, pred, steps) == (40960, 28672, 1)                       # 224 x 16 x 8 B: 64 x 28 KiB >= 1.4e6
+    md = bif.model_section(1.4e6, recs)
+    assert "Within one step at 2 of 2 sizes" in md
+    assert "| double | 2^28 | 160 x 32, 64 ahead | 40 | 2.5 | 28 | 1 |" in md
+    # A best point without the prefetch is not the model's.
+    assert bif.model_rows(1.4e6, [tune_point("int32", n, 128, 64, 0, 1.0)]) == []

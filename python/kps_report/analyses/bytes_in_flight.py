@@ -7,11 +7,17 @@ them), so the reads a scan must keep in flight to run at the copy's pace are L x
 compute unit (SM; a core on a CPU) that over their count. Reads only the JSON."""
 from __future__ import annotations
 
+from pathlib import Path
+
+from kps_report import gbench
+from kps_report.analyses import scan_tune
 from kps_report.text import fmt, markdown_table, pow2
 
 # The probe's footprint counts as "memory" from this multiple of the last-level cache: the
 # chain's lines are then almost never cached.
 BEYOND_CACHE = 4
+# The sizes where the tuning sweeps the L2 prefetch's points alone (studies/scan/study.json).
+MODEL_FROM = 1 << 26
 
 
 def last_level_cache(ctx: dict) -> int:
@@ -68,6 +74,64 @@ def little(latency_ns: float, copy_gbs: float, units: int) -> dict:
     return {"device_bytes": device, "per_unit_bytes": device / units if units else None}
 
 
+def predicted_tile(required_bytes: float, prefetch: int, tile_bytes) -> int | None:
+    """The smallest of the swept tile sizes (bytes) whose prefetch keeps the required reads in
+    flight: `prefetch` tiles ahead of the tiles in progress, each tile's input requested from
+    memory and not yet in L2, hold prefetch x tile bytes; None if no tile suffices."""
+    fit = sorted(b for b in set(tile_bytes) if prefetch * b >= required_bytes)
+    return fit[0] if fit else None
+
+
+def model_rows(required_bytes: float, tune_records) -> list:
+    """[(type, N, best Choice, its tile bytes, predicted tile bytes, steps apart)] for the
+    tuning sweep's sizes from MODEL_FROM, where the best point prefetches: steps apart counts the
+    distinct swept tile sizes between the prediction and the sweep's best (0: the same size)."""
+    points = scan_tune.sweep_points(tune_records)
+    out = []
+    for t, by_n in sorted(points.items()):
+        size = gbench.TYPE_SIZE.get(t)
+        if not size:
+            continue
+        for n, pts in sorted(by_n.items()):
+            if n < MODEL_FROM:
+                continue
+            best, _ = min(pts.items(), key=lambda cs: (cs[1], cs[0]))
+            if best.algorithm != "single_pass" or not best.prefetch:
+                continue
+            sizes = sorted({c.team * c.items * size for c in pts if c.algorithm == "single_pass" and c.prefetch})
+            best_bytes = best.team * best.items * size
+            pred = predicted_tile(required_bytes, best.prefetch, sizes)
+            steps = abs(sizes.index(pred) - sizes.index(best_bytes)) if pred is not None else None
+            out.append((t, n, best, best_bytes, pred, steps))
+    return out
+
+
+def model_section(required_bytes: float, tune_records) -> str:
+    rows = model_rows(required_bytes, tune_records)
+    if not rows:
+        return ""
+    table = [[t, pow2(n), f"{best.team} x {best.items}, {best.prefetch} ahead", fmt(b / 1024),
+              fmt(best.prefetch * b / 2**20), fmt(pred / 1024) if pred else "none",
+              "—" if steps is None else str(steps)] for t, n, best, b, pred, steps in rows]
+    within = sum(1 for *_, steps in rows if steps is not None and steps <= 1)
+    return ("#### The prefetch's bytes in flight against the tuning sweep\n\n"
+            "Model: the L2 prefetch keeps `prefetch` tiles' input requested ahead of the tiles in progress, "
+            "so the smallest tile whose prefetch holds the reads in flight above is the one the sweep should "
+            f"pick (the sweep's tile sizes; `steps`: swept tile sizes between the two). Within one step at "
+            f"{within} of {len(rows)} sizes (the tuning folder `reduce/tune`, sizes from {pow2(MODEL_FROM)}).\n\n"
+            + markdown_table(["type", "N", "sweep's best", "tile KiB", "prefetched MiB", "model's tile KiB",
+                              "steps"], table) + "\n")
+
+
+def tune_records(results) -> list:
+    """The records of the tuning folder beside the scan study's (<machine>/reduce/tune), if any."""
+    folder = getattr(results, "folder", None)
+    tune = Path(folder).parent / "reduce" / "tune" if folder else None
+    if tune is None or not tune.is_dir():
+        return []
+    return gbench.load_study("tune", tune).records
+
+
 def section(results) -> str:
     ctx, records = results.context, results.records
     points = latencies(records)
@@ -96,15 +160,16 @@ def section(results) -> str:
         md.append(
             f"Little's law: the copy of {pow2(n)} {t} elements moves {fmt(gbs)} GB/s (read + write), so its "
             f"reads run at {fmt(gbs / 2)} GB/s; at {fmt(far[1])} ns (footprint {_bytes(far[0])}) that is "
-            f"**{fmt(lw['device_bytes'] / 2**20)} MiB of reads in flight** on the device"
-            + (f", **{fmt(per / 1024)} KiB per compute unit** ({units} units)" if per else "")
+            f"**{_bytes(lw['device_bytes'])} of reads in flight** on the device"
+            + (f", **{_bytes(per)} per compute unit** ({units} units)" if per else "")
             + ": what a scan's tiles in progress must have requested and not yet received, at every moment, "
             "to read at the copy's pace.\n")
+        md.append(model_section(lw["device_bytes"], tune_records(results)))
     return "\n".join(md)
 
 
-def _bytes(b: int) -> str:
+def _bytes(b: float) -> str:
     for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if b >= size:
             return f"{fmt(b / size)} {unit}"
-    return f"{b} B"
+    return f"{fmt(b)} B"
