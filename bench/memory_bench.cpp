@@ -21,9 +21,8 @@ namespace memory_fixtures {
 /// Loads per call: tens of milliseconds at a GPU's memory latency, milliseconds on a CPU.
 constexpr std::int64_t chase_steps = 65536;
 
-void run(benchmark::State& state, std::size_t bytes) {
+void run(benchmark::State& state, const std::string& name, std::size_t bytes) {
   const Exec exec;
-  const std::string name = "memory_latency/chase/" + std::to_string(bytes);
   try {
     const std::size_t lines = bytes / chase_line_bytes;
     const std::vector<std::uint64_t> order = chase_order(lines, 0x6b7073 + bytes);
@@ -67,7 +66,7 @@ void register_memory(const Options& o) {
                                   " bytes, at least two lines (--kps_footprints)");
     if (!o.footprints_given && o.memory_bytes && chase_bytes(bytes) > o.memory_bytes / 10 * 9) continue;
     require_memory(o, name, bytes, chase_bytes(bytes));
-    add(name, [bytes](benchmark::State& s) { run(s, bytes); });
+    add(name, [name, bytes](benchmark::State& s) { run(s, name, bytes); });
   }
 }
 

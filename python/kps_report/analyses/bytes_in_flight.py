@@ -87,6 +87,7 @@ def model_rows(required_bytes: float, tune_records) -> list:
     tuning sweep's sizes from MODEL_FROM, where the best point prefetches: steps apart counts the
     distinct swept tile sizes between the prediction and the sweep's best (0: the same size)."""
     points = scan_tune.sweep_points(tune_records)
+    best_of = scan_tune.optima(points)
     out = []
     for t, by_n in sorted(points.items()):
         size = gbench.TYPE_SIZE.get(t)
@@ -95,7 +96,7 @@ def model_rows(required_bytes: float, tune_records) -> list:
         for n, pts in sorted(by_n.items()):
             if n < MODEL_FROM:
                 continue
-            best, _ = min(pts.items(), key=lambda cs: (cs[1], cs[0]))
+            best, _ = best_of[t][n]
             if best.algorithm != "single_pass" or not best.prefetch:
                 continue
             sizes = sorted({c.team * c.items * size for c in pts if c.algorithm == "single_pass" and c.prefetch})
