@@ -121,6 +121,27 @@ def test_verification_compares_times_taken_alike():
     assert failed == 0 and "| 1.02 | 1.08 | 1.01 |" in md
 
 
+def test_a_wrong_kokkos_point_is_no_time_and_no_check():
+    """kps-bench times a peer's wrong result and marks it (wrong_kokkos): it is no point of the sweep
+    (Kokkos would be the optimum here) and the verification shows it, failing no size on it."""
+    times = canned()
+    times[("int32", SIZES[1], K)] = 1.0
+    doc = scan_doc(times)
+    for b in doc["benchmarks"]:
+        if b["name"].startswith(f"scan_tune/kokkos/int32/{SIZES[1]}/"):
+            b["wrong_kokkos"] = 1
+    points = tune.sweep_points(gbench.records(doc))
+    assert tune.KOKKOS not in points["int32"][SIZES[1]] and tune.KOKKOS in points["int32"][SIZES[0]]
+    recs = gbench.records(scan_doc(canned()))
+    vdoc = verify_doc(10.2, 10.0)
+    for n in SIZES:
+        vdoc["benchmarks"] += bench(f"scan_tune/automatic/int32/{n}", 10.2, reps=1, rounds=15, wall_us=10.2)
+        vdoc["benchmarks"] += bench(f"scan_tune/kokkos/int32/{n}", 1.0, reps=1, rounds=15, wall_us=1.0,
+                                    **({"wrong_kokkos": 1} if n == SIZES[1] else {}))
+    md, _, failed = tune.analyze(recs, verify=gbench.records(vdoc))
+    assert "Kokkos wrong" in md and failed == 4 and md.count("slower than Kokkos") == 4
+
+
 def test_verify_filter_names_every_optimum():
     f = tune.verify_filter(gbench.records(scan_doc(canned())), "^scan/automatic/")
     assert re.search(f, f"scan_tune/kokkos/int32/{SIZES[0]}/manual_time")

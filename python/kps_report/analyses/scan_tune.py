@@ -98,12 +98,19 @@ def benchmark_name(t, n, c):
             f"/prefetch:{c.prefetch}" + ("/store:1" if c.store == "streaming" else ""))
 
 
+def peer_wrong(r):
+    """Whether a record is a peer's (Kokkos' scan) timed with a wrong result (wrong_<variant>: kps-bench
+    times it and marks it, as a peer in the rounds): its time is no point of the sweep or the
+    verification."""
+    return bool(r.get(f"wrong_{r.get('variant')}"))
+
+
 def sweep_points(records):
     """{type: {n: {Choice: seconds}}} of the sweep's passed points (the median of each point's
     rounds: gbench.records' `seconds`)."""
     out = {}
     for r in records:
-        if r.get("family") != FAMILY or "error" in r or not r.get("n") or not r.get("type"):
+        if r.get("family") != FAMILY or "error" in r or not r.get("n") or not r.get("type") or peer_wrong(r):
             continue
         if r.get("variant") == "kokkos":
             c = KOKKOS
@@ -127,7 +134,7 @@ def sweep_spreads(records):
     """{type: {n: the median cv of the sweep's points at n}} (0 where the JSON kept no spread)."""
     by = {}
     for r in records:
-        if r.get("family") == FAMILY and "error" not in r and r.get("n") and r.get("type"):
+        if r.get("family") == FAMILY and "error" not in r and r.get("n") and r.get("type") and not peer_wrong(r):
             by.setdefault(r["type"], {}).setdefault(r["n"], []).append(r)
     return {t: {n: median_cv(rs) for n, rs in by_n.items()} for t, by_n in by.items()}
 
@@ -235,7 +242,8 @@ def verify_checks(records, best, rows):
     scan each timed alone in the same run (a run without scan_tune/automatic: scan/automatic's
     time and its ratio to Kokkos in its own rounds); CUB's ratios come from scan/automatic's
     rounds."""
-    ok = [r for r in records if "error" not in r and r.get("n")]
+    ok = [r for r in records if "error" not in r and r.get("n") and not peer_wrong(r)]
+    kokkos_wrong = {gbench.base_name(r["name"]) for r in records if "error" not in r and peer_wrong(r)}
     peers = {(r["type"], r["n"]): r for r in ok if r.get("family") == "scan" and r.get("variant") == "automatic"}
     alone = {(r["type"], r["n"]): r for r in ok if r.get("family") == FAMILY and r.get("variant") == "automatic"}
     again = {gbench.base_name(r["name"]): r for r in ok if r.get("family") == FAMILY}
@@ -247,7 +255,10 @@ def verify_checks(records, best, rows):
             kokkos = again.get(benchmark_name(t, n, KOKKOS))
             vs_kokkos = (kokkos["seconds"] / a["seconds"] if a and kokkos else
                          (p.get("ratio_to_kokkos") if p else None))
-            if vs_kokkos is not None and vs_kokkos < 1 / TARGET_BEST:
+            # Kokkos' result wrong (timed alone or in the rounds): no comparison with it.
+            if benchmark_name(t, n, KOKKOS) in kokkos_wrong or (p and p.get("wrong_kokkos")):
+                vs_kokkos = "Kokkos wrong"
+            if isinstance(vs_kokkos, float) and vs_kokkos < 1 / TARGET_BEST:
                 marks.append("slower than Kokkos")
             src = t if t in best else next((s for s in best if TYPE_SIZE[s] == TYPE_SIZE[t]), None)
             vs_text = "—"
@@ -263,7 +274,8 @@ def verify_checks(records, best, rows):
                     marks.append(f"> {TARGET_BEST:.2f} x sweep best")
             failed += bool(marks)
             c = lookup(rows[t], n) if t in rows else None
-            out.append([t, pow2(n), c.label() if c else "rule", fmt(mine["seconds"] * 1e6), vs_text, fmt(vs_kokkos),
+            out.append([t, pow2(n), c.label() if c else "rule", fmt(mine["seconds"] * 1e6), vs_text,
+                        vs_kokkos if isinstance(vs_kokkos, str) else fmt(vs_kokkos),
                         fmt(p.get("ratio_to_cub") if p else None), fmt(p.get("ratio_to_cub_cccl") if p else None),
                         "ok" if not marks else "; ".join(marks)])
     return out, failed
@@ -312,17 +324,21 @@ def analyze(records, tolerance=TOLERANCE, verify=()):
     md.append(markdown_table(["type", "n_min", "n_max", "entry", "swept sizes", "worst / best"], trows))
     vrows, vfailed = verify_checks(verify, best, rows)
     if vrows:
+        # CUB's columns where a peer of the rounds is CUB (a GPU's), none on a host.
+        cub = any(r[6] != "—" or r[7] != "—" for r in vrows)
+        if not cub:
+            vrows = [r[:6] + r[8:] for r in vrows]
         md.append("\n#### Verification: scan/automatic with the new table\n")
         md.append(f"`automatic / best`: automatic's time over the sweep's optimum re-measured in the same run, both "
                   f"timed alone as the sweep's points are (<= {TARGET_BEST}; for a type not swept, the optimum of the "
                   "swept type of its size, not checked; `(with peers)`: a run that timed automatic only in "
                   "scan/automatic's rounds, among its peers); "
                   f"`vs kokkos`: Kokkos' time over automatic's, likewise (>= {1 / TARGET_BEST:.2f}; with peers: in "
-                  "the same rounds); "
-                  "`/ cub`, `/ cub_cccl`: CUB's time over automatic's in the rounds of scan/automatic, for information "
-                  "(the study's targets table holds the targets).\n")
-        md.append(markdown_table(["type", "N", "table's entry", "µs", "automatic / best", "vs kokkos", "/ cub",
-                                  "/ cub_cccl", "check"], vrows))
+                  "the same rounds)" + ("; `/ cub`, `/ cub_cccl`: CUB's time over automatic's in the rounds of "
+                                        "scan/automatic, for information (the study's targets table holds the targets)"
+                                        if cub else "") + ".\n")
+        md.append(markdown_table(["type", "N", "table's entry", "µs", "automatic / best", "vs kokkos"]
+                                 + (["/ cub", "/ cub_cccl"] if cub else []) + ["check"], vrows))
     total = sum(len(points[t]) for t in points)
     md.append(f"\nScan checks: the table's entry is within {TARGET_BEST} x best at {total - table_failed} of {total} "
               f"swept sizes" + (f"; verification: {len(vrows) - vfailed} of {len(vrows)} sizes pass" if vrows
