@@ -8,7 +8,13 @@
 // median call's time per load), footprint_bytes, lines, steps. The chain's end after all the
 // calls is checked against where the host says it must be: a wrong or skipped load fails the
 // benchmark.
+//   memory_latency/loaded/<bytes>
+// the same chain while the space's other teams copy a buffer past the last-level cache (the
+// latency a load sees behind a streaming memory: run_loaded), where the space runs two teams at
+// once or more.
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 #include <set>
 #include <string>
 
@@ -57,6 +63,99 @@ void run(benchmark::State& state, const std::string& name, std::size_t bytes) {
 /// The memory a footprint's benchmark allocates: the chain and its order (a word per line).
 std::size_t chase_bytes(std::size_t bytes) { return bytes + bytes / chase_line_words; }
 
+/// The loaded probe's copy: two buffers of doubles, each 4 x the last-level cache (STREAM's rule;
+/// 1 GiB where the cache is unknown), at least 64 MiB.
+std::size_t loaded_copy_bytes(const Options& o) {
+  const std::size_t llc = o.device.l2_bytes ? o.device.l2_bytes : std::size_t(256) << 20;
+  return std::max<std::size_t>(std::size_t(64) << 20, 4 * llc) / sizeof(double) * sizeof(double);
+}
+
+/// memory_latency/loaded/<bytes>: the chain (as memory_latency/chase) while the rest of the space
+/// copies (LoadedChase): a team of one thread per hardware thread on a host, teams of 256 on a
+/// device, as many as run at once (Kokkos' concurrency), team 0 following the chain. Counters:
+/// latency_ns, copy_GBps (the copy's read + write during the calls: the load the chain saw),
+/// copy_teams; a call in which no team copied (the space did not run them beside the chain)
+/// fails the benchmark.
+void run_loaded(benchmark::State& state, const std::string& name, std::size_t bytes, const Options& o) {
+  const Exec exec;
+  try {
+    const std::size_t lines = bytes / chase_line_bytes;
+    const std::vector<std::uint64_t> order = chase_order(lines, 0x6b7073 + bytes);
+    const Kokkos::View<std::uint64_t*, Exec::memory_space> links(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::chase"), bytes / sizeof(std::uint64_t));
+    write_chase(exec, links, order);
+    const std::size_t copy_n = loaded_copy_bytes(o) / sizeof(double);
+    const Kokkos::View<double*, Exec::memory_space> src("kps::bench::loaded_src", copy_n);
+    const Kokkos::View<double*, Exec::memory_space> dst("kps::bench::loaded_dst", copy_n);
+    Kokkos::deep_copy(exec, src, 1.0);
+    const int team = o.host ? 1 : 256;
+    const int league = std::max(2, o.device.concurrency / team);
+    LoadedChase<Exec> chase{links, Kokkos::View<std::uint64_t, Exec::memory_space>("kps::bench::chase_at"), src, dst,
+                            Kokkos::View<int*, Exec::memory_space>("kps::bench::loaded_flags", 2),
+                            Kokkos::View<unsigned long long, Exec::memory_space>("kps::bench::loaded_copied"),
+                            chase_steps};
+    Kokkos::deep_copy(exec, chase.at, order[0] * chase_line_words);
+    std::uint64_t walked = 0;
+    unsigned long long copied = 0, last = 0;
+    bool idle_call = false;
+    const auto call = [&] {
+      Kokkos::deep_copy(exec, chase.flags, 0);
+      Kokkos::parallel_for("kps::bench::loaded_chase", Kokkos::TeamPolicy<Exec>(exec, league, team), chase);
+      walked += chase_steps;
+    };
+    const auto copied_now = [&] {
+      unsigned long long c = 0;
+      Kokkos::deep_copy(c, chase.copied);
+      return c;
+    };
+    call();  // untimed: the code, the first block's translations, the copy's first touch
+    exec.fence();
+    last = copied_now();
+    std::vector<double> times;
+    for (auto _ : state) {
+      exec.fence();
+      Kokkos::Timer timer;
+      call();
+      exec.fence();
+      times.push_back(timer.seconds());
+      state.SetIterationTime(times.back());
+      state.PauseTiming();
+      const unsigned long long now = copied_now();
+      idle_call = idle_call || now == last;
+      copied += now - last;
+      last = now;
+      state.ResumeTiming();
+    }
+    if (times.empty()) return;
+    double total = 0;
+    for (double t : times) total += t;
+    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+    const double median = times[times.size() / 2];
+    std::uint64_t got = 0;
+    Kokkos::deep_copy(got, chase.at);
+    const std::uint64_t want = order[walked % lines] * chase_line_words;
+    if (got != want)
+      return fail(state, name + ": the chain stopped at word " + std::to_string(got) + " after " +
+                             std::to_string(walked) + " loads; the host expects word " + std::to_string(want));
+    // The copy's check: every element it wrote is the source's.
+    double wrong = 0;
+    Kokkos::parallel_reduce("kps::bench::loaded_check", Kokkos::RangePolicy<Exec>(exec, 0, copy_n),
+                            KOKKOS_LAMBDA(std::size_t i, double& w) { w += (dst(i) != 0.0 && dst(i) != src(i)); }, wrong);
+    if (wrong != 0) return fail(state, name + ": the copy beside the chain wrote wrong values");
+    if (idle_call)
+      return fail(state, name + ": no team copied during a call (the space did not run " + std::to_string(league) +
+                             " teams of " + std::to_string(team) + " at once): no load");
+    state.counters["latency_ns"] = median * 1e9 / double(chase_steps);
+    state.counters["copy_GBps"] = double(copied) * 2 * sizeof(double) / total / 1e9;
+    state.counters["copy_teams"] = double(league - 1);
+    state.counters["footprint_bytes"] = double(bytes);
+    state.counters["lines"] = double(lines);
+    state.counters["steps"] = double(chase_steps);
+  } catch (const std::exception& e) {
+    fail(state, name + ": " + e.what());
+  }
+}
+
 void register_memory(const Options& o) {
   const std::set<std::size_t> footprints(o.footprints.begin(), o.footprints.end());
   for (std::size_t bytes : footprints) {
@@ -67,6 +166,15 @@ void register_memory(const Options& o) {
     if (!o.footprints_given && o.memory_bytes && chase_bytes(bytes) > o.memory_bytes / 10 * 9) continue;
     require_memory(o, name, bytes, chase_bytes(bytes));
     add(name, [name, bytes](benchmark::State& s) { run(s, name, bytes); });
+  }
+  // Under load where the space runs two teams at once or more (not on Serial).
+  if (o.device.concurrency / (o.host ? 1 : 256) < 2) return;
+  for (std::size_t bytes : footprints) {
+    const std::string name = "memory_latency/loaded/" + std::to_string(bytes);
+    const std::size_t need = chase_bytes(bytes) + 2 * loaded_copy_bytes(o);
+    if (!o.footprints_given && o.memory_bytes && need > o.memory_bytes / 10 * 9) continue;
+    require_memory(o, name, bytes, need);
+    add(name, [name, bytes, o](benchmark::State& s) { run_loaded(s, name, bytes, o); });
   }
 }
 

@@ -21,6 +21,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "kps/impl/kokkos_compat.hpp"
+
 namespace kps::bench {
 
 /// A line of the chain: an H100's or H200's L2 line, two of a CPU's 64-byte lines (a CPU's
@@ -66,6 +68,62 @@ struct PointerChase {
     std::uint64_t p = at();
     for (std::int64_t s = 0; s < steps; ++s) p = links(p);
     at() = p;
+  }
+};
+
+/// The chain followed under load: team 0's first thread follows it `steps` links (as PointerChase
+/// does) while every other team copies its share of `src` into `dst`, pass after pass, until the
+/// chain is done: the latency of a load queued behind a memory that streams (Little's law at a
+/// saturated memory asks for this latency, not the idle one). A copying team waits for the chain
+/// to start (flags(0)), at most `wait_polls` reads, and stops at once where it has not (the space
+/// did not run team 0 beside it), or after `max_passes` passes; it checks flags(1) (the chain's
+/// end) every `check` elements per thread, and adds the elements it copied to `copied`.
+template <class Exec>
+struct LoadedChase {
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  using space = typename Exec::memory_space;
+  Kokkos::View<const std::uint64_t*, space> links;
+  Kokkos::View<std::uint64_t, space> at;
+  Kokkos::View<const double*, space> src;
+  Kokkos::View<double*, space> dst;
+  Kokkos::View<int*, space> flags;             // [0] the chain started, [1] the chain is done
+  Kokkos::View<unsigned long long, space> copied;
+  std::int64_t steps = 0;
+  std::int64_t wait_polls = std::int64_t(1) << 24;
+  int max_passes = 4096;
+  int check = 256;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& m) const {
+    if (m.league_rank() == 0) {
+      if (m.team_rank() != 0) return;
+      kps::impl::store_relaxed(&flags(0), 1);
+      Kokkos::memory_fence();
+      std::uint64_t p = at();
+      for (std::int64_t s = 0; s < steps; ++s) p = links(p);
+      at() = p;
+      Kokkos::memory_fence();
+      kps::impl::store_relaxed(&flags(1), 1);
+      return;
+    }
+    std::int64_t polls = 0;
+    while (kps::impl::load_relaxed(&flags(0)) == 0)
+      if (++polls >= wait_polls) return;
+    const std::size_t n = src.extent(0), copiers = std::size_t(m.league_size() - 1);
+    const std::size_t k = std::size_t(m.league_rank() - 1);
+    const std::size_t begin = n * k / copiers, end = n * (k + 1) / copiers;
+    const std::size_t team = std::size_t(m.team_size()), block = team * std::size_t(check);
+    unsigned long long mine = 0;
+    for (int pass = 0; pass < max_passes; ++pass)
+      for (std::size_t b = begin; b < end; b += block) {
+        if (kps::impl::load_relaxed(&flags(1)) != 0) {
+          Kokkos::atomic_add(&copied(), mine);
+          return;
+        }
+        const std::size_t stop = b + block < end ? b + block : end;
+        for (std::size_t i = b + std::size_t(m.team_rank()); i < stop; i += team) dst(i) = src(i);
+        mine += (stop - b + team - 1 - std::size_t(m.team_rank())) / team;
+      }
+    Kokkos::atomic_add(&copied(), mine);
   }
 };
 

@@ -67,6 +67,20 @@ def test_section_says_the_bytes_in_flight():
     assert "1.37 KiB of reads in flight" in small and "700 B per compute unit** (2 units)" in small
 
 
+def loaded(b, ns, gbs):
+    return dict(parse_name(f"memory_latency/loaded/{b}/manual_time"), latency_ns=ns, footprint_bytes=b, copy_GBps=gbs)
+
+
+def test_the_latency_under_load_drives_littles_law_where_measured():
+    recs = [chase(1 << 20, 30.0), chase(1 << 28, 350.0), loaded(1 << 28, 700.0, 3900.0), copy(1 << 30, 4000.0)]
+    assert [b for b, _, _ in bif.latencies(recs)] == [1 << 20, 1 << 28]
+    assert [b for b, _, _ in bif.latencies(recs, "loaded")] == [1 << 28]
+    md = section(recs, GPU)
+    assert "| 256 MiB | 350 | 700 | 3900 | 5.12 |" in md and "| 1 MiB | 30 | — | — |" in md
+    assert "at 700 ns under load (footprint 256 MiB; 350 ns idle: 684 KiB)" in md
+    assert "1.34 MiB of reads in flight" in md        # 700 ns x 2 TB/s, as the idle 700 ns above
+
+
 def test_section_says_what_is_missing():
     assert section([copy(1 << 30, 4000.0)], GPU) == ""
     assert "did not reach memory" in section([chase(1 << 20, 30.0), copy(1 << 30, 4000.0)], GPU)

@@ -39,11 +39,13 @@ def compute_units(ctx: dict) -> int:
     return 0
 
 
-def latencies(records) -> list:
-    """[(footprint bytes, latency ns, record)] of the probe, sorted by footprint."""
+def latencies(records, variant: str = "chase") -> list:
+    """[(footprint bytes, latency ns, record)] of the probe (`chase`: the chain alone; `loaded`:
+    beside the space's copy), sorted by footprint."""
     out = []
     for r in records:
-        if r.get("family") == "memory_latency" and "error" not in r and r.get("latency_ns"):
+        if (r.get("family") == "memory_latency" and r.get("variant", "chase") == variant and "error" not in r
+                and r.get("latency_ns")):
             out.append((int(r.get("footprint_bytes") or r["n"]), float(r["latency_ns"]), r))
     return sorted(out, key=lambda x: x[0])
 
@@ -139,14 +141,27 @@ def section(results) -> str:
     if not points:
         return ""
     cache = last_level_cache(ctx)
+    loaded = {b: (ns, r) for b, ns, r in latencies(records, "loaded")}
     md = ["### Memory latency and the bytes in flight it asks for\n",
           "`memory_latency/chase/<bytes>`: one thread follows a chain of dependent loads over a footprint of "
           "that many bytes (lines of 128 bytes in random order within 2 MiB blocks, "
           "`bench/kernels/pointer_chase.hpp`); the time per load is the latency of the level the footprint "
-          f"lives in. Last-level cache: {fmt(cache / 2**20) + ' MiB' if cache else 'unknown'}.\n",
-          markdown_table(["footprint", "latency ns", "x last-level cache"],
-                         [[_bytes(b), fmt(ns), fmt(b / cache) if cache else "—"] for b, ns, _ in points]) + "\n"]
+          f"lives in. Last-level cache: {fmt(cache / 2**20) + ' MiB' if cache else 'unknown'}."
+          + (" `memory_latency/loaded/<bytes>`: the same chain while the space's other teams copy a buffer past "
+             "the last-level cache (`under load`; `copy GB/s`: the copy's read + write meanwhile): the latency "
+             "of a load queued behind a streaming memory, the one Little's law asks for at the copy's pace."
+             if loaded else "") + "\n",
+          markdown_table(["footprint", "latency ns"] + (["under load ns", "copy GB/s"] if loaded else [])
+                         + ["x last-level cache"],
+                         [[_bytes(b), fmt(ns)]
+                          + ([fmt(loaded[b][0]), fmt(loaded[b][1].get("copy_GBps"))] if b in loaded else
+                             ["—", "—"] if loaded else [])
+                          + [fmt(b / cache) if cache else "—"] for b, ns, _ in points]) + "\n"]
     far = memory_latency(points, cache)
+    far_loaded = memory_latency(latencies(records, "loaded"), cache)
+    idle = far
+    if far_loaded is not None:
+        far = far_loaded
     bw = copy_bandwidth(records)
     units = compute_units(ctx)
     if far is None:
@@ -160,7 +175,11 @@ def section(results) -> str:
         per = lw["per_unit_bytes"]
         md.append(
             f"Little's law: the copy of {pow2(n)} {t} elements moves {fmt(gbs)} GB/s (read + write), so its "
-            f"reads run at {fmt(gbs / 2)} GB/s; at {fmt(far[1])} ns (footprint {_bytes(far[0])}) that is "
+            f"reads run at {fmt(gbs / 2)} GB/s; at {fmt(far[1])} ns "
+            + (f"under load (footprint {_bytes(far[0])}; {fmt(idle[1])} ns idle: "
+               f"{_bytes(little(idle[1], gbs, units)['device_bytes'])})"
+               if far_loaded is not None and idle is not None else f"(footprint {_bytes(far[0])})")
+            + " that is "
             f"**{_bytes(lw['device_bytes'])} of reads in flight** on the device"
             + (f", **{_bytes(per)} per compute unit** ({units} units)" if per else "")
             + ": what a scan's tiles in progress must have requested and not yet received, at every moment, "
