@@ -74,8 +74,9 @@ std::size_t loaded_copy_bytes(const Options& o) {
 /// copies (LoadedChase): a team of one thread per hardware thread on a host, teams of 256 on a
 /// device, as many as run at once (Kokkos' concurrency), team 0 following the chain. Counters:
 /// latency_ns, copy_GBps (the copy's read + write during the calls: the load the chain saw),
-/// copy_teams; a call in which no team copied (the space did not run them beside the chain)
-/// fails the benchmark.
+/// copy_teams, unloaded_calls (calls in which no team copied: the space, or a machine whose cores
+/// other processes hold, did not run them beside the chain; such a run is no loaded latency, and
+/// the report leaves it out).
 void run_loaded(benchmark::State& state, const std::string& name, std::size_t bytes, const Options& o) {
   const Exec exec;
   try {
@@ -97,7 +98,7 @@ void run_loaded(benchmark::State& state, const std::string& name, std::size_t by
     Kokkos::deep_copy(exec, chase.at, order[0] * chase_line_words);
     std::uint64_t walked = 0;
     unsigned long long copied = 0, last = 0;
-    bool idle_call = false;
+    int unloaded_calls = 0;
     const auto call = [&] {
       Kokkos::deep_copy(exec, chase.flags, 0);
       Kokkos::parallel_for("kps::bench::loaded_chase", Kokkos::TeamPolicy<Exec>(exec, league, team), chase);
@@ -121,7 +122,7 @@ void run_loaded(benchmark::State& state, const std::string& name, std::size_t by
       state.SetIterationTime(times.back());
       state.PauseTiming();
       const unsigned long long now = copied_now();
-      idle_call = idle_call || now == last;
+      unloaded_calls += now == last;
       copied += now - last;
       last = now;
       state.ResumeTiming();
@@ -142,12 +143,10 @@ void run_loaded(benchmark::State& state, const std::string& name, std::size_t by
     Kokkos::parallel_reduce("kps::bench::loaded_check", Kokkos::RangePolicy<Exec>(exec, 0, copy_n),
                             KOKKOS_LAMBDA(std::size_t i, double& w) { w += (dst(i) != 0.0 && dst(i) != src(i)); }, wrong);
     if (wrong != 0) return fail(state, name + ": the copy beside the chain wrote wrong values");
-    if (idle_call)
-      return fail(state, name + ": no team copied during a call (the space did not run " + std::to_string(league) +
-                             " teams of " + std::to_string(team) + " at once): no load");
     state.counters["latency_ns"] = median * 1e9 / double(chase_steps);
     state.counters["copy_GBps"] = double(copied) * 2 * sizeof(double) / total / 1e9;
     state.counters["copy_teams"] = double(league - 1);
+    state.counters["unloaded_calls"] = double(unloaded_calls);
     state.counters["footprint_bytes"] = double(bytes);
     state.counters["lines"] = double(lines);
     state.counters["steps"] = double(chase_steps);

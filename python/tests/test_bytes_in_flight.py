@@ -75,6 +75,8 @@ def test_the_latency_under_load_drives_littles_law_where_measured():
     recs = [chase(1 << 20, 30.0), chase(1 << 28, 350.0), loaded(1 << 28, 700.0, 3900.0), copy(1 << 30, 4000.0)]
     assert [b for b, _, _ in bif.latencies(recs)] == [1 << 20, 1 << 28]
     assert [b for b, _, _ in bif.latencies(recs, "loaded")] == [1 << 28]
+    alone = dict(loaded(1 << 30, 400.0, 0.0), unloaded_calls=2)   # the copy never ran beside it
+    assert [b for b, _, _ in bif.latencies(recs + [alone], "loaded")] == [1 << 28]
     md = section(recs, GPU)
     assert "| 256 MiB | 350 | 700 | 3900 | 5.12 |" in md and "| 1 MiB | 30 | — | — |" in md
     assert "at 700 ns under load (footprint 256 MiB; 350 ns idle: 684 KiB)" in md

@@ -41,11 +41,12 @@ def compute_units(ctx: dict) -> int:
 
 def latencies(records, variant: str = "chase") -> list:
     """[(footprint bytes, latency ns, record)] of the probe (`chase`: the chain alone; `loaded`:
-    beside the space's copy), sorted by footprint."""
+    beside the space's copy, where every call had the copy running: unloaded_calls 0), sorted by
+    footprint."""
     out = []
     for r in records:
         if (r.get("family") == "memory_latency" and r.get("variant", "chase") == variant and "error" not in r
-                and r.get("latency_ns")):
+                and r.get("latency_ns") and not r.get("unloaded_calls")):
             out.append((int(r.get("footprint_bytes") or r["n"]), float(r["latency_ns"]), r))
     return sorted(out, key=lambda x: x[0])
 
