@@ -82,14 +82,6 @@ int rounds_of_scan(std::size_t n, std::size_t calls = scan_own_calls + round_pee
   return comparison_rounds(scan_rounds, 2.0 * double(n) * sizeof(T), calls);
 }
 
-/// Runs one scan variant: checks it, then times it in rounds with its peers (timed_rounds): a
-/// device copy (ratio_to_copy), Kokkos' parallel_scan (ratio_to_kokkos: what `automatic` must
-/// never fall below), the floor of any call (launch_floor_us: an empty launch and its fence,
-/// what a launch-bound size cannot beat) and the space's peers that run in its rounds
-/// (ratio_to_<name>: CUB and a newer CCCL's on CUDA, a one-thread loop and OpenMP's on host
-/// backends), each checked too. GB/s and every ratio come from the medians of the same rounds.
-/// Without `peers` (the tuning sweep's hundreds of points, and a peer of another runtime, timed
-/// alone) the rounds time the variant alone.
 /// Whether a scan variant is kps' own (a wrong result fails the run) rather than a peer's: Kokkos'
 /// scan, Kokkos Kernels', a CPU or CUDA peer, whose wrong result is the peer's own, marked
 /// wrong_<variant> with no rate, as a peer's in the rounds is (Kokkos' OpenMP scan adds each
@@ -101,6 +93,14 @@ inline bool own_variant(const std::string& variant) {
   return false;
 }
 
+/// Runs one scan variant: checks it, then times it in rounds with its peers (timed_rounds): a
+/// device copy (ratio_to_copy), Kokkos' parallel_scan (ratio_to_kokkos: what `automatic` must
+/// never fall below), the floor of any call (launch_floor_us: an empty launch and its fence,
+/// what a launch-bound size cannot beat) and the space's peers that run in its rounds
+/// (ratio_to_<name>: CUB and a newer CCCL's on CUDA, a one-thread loop and OpenMP's on host
+/// backends), each checked too. GB/s and every ratio come from the medians of the same rounds.
+/// Without `peers` (the tuning sweep's hundreds of points, and a peer of another runtime, timed
+/// alone) the rounds time the variant alone.
 template <class T>
 void run_scan(benchmark::State& state, std::size_t n, const std::string& variant,
               const std::function<void(const DeviceView<T>&, const DeviceView<T>&)>& scan, bool in_place,

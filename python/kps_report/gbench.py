@@ -102,7 +102,8 @@ def _numeric(entry: dict) -> dict:
 
 def records(doc: dict) -> list:
     """One record per benchmark of a document: median time and counters, their spread, or
-    `error` (the message) for a benchmark whose check failed."""
+    `error` (the message) for a benchmark whose check failed (a peer's benchmark marked
+    wrong_<variant> too: its time is kept, its result is no measurement)."""
     runs, aggregates, errors = defaultdict(list), defaultdict(dict), {}
     for b in doc.get("benchmarks", []):
         name = b.get("run_name", b["name"])
@@ -121,6 +122,12 @@ def records(doc: dict) -> list:
         else:
             _from_aggregates(rec, aggregates[name])
         _time_of_rounds(rec)
+        if rec.get(f"wrong_{rec.get('variant')}"):
+            # A peer timed as a benchmark of its own with a wrong result (kps-bench marks it and goes
+            # on): a failed check of that peer, wherever its records are read.
+            label = next((b.get("label") for b in runs.get(name, []) + list(aggregates[name].values())
+                          if b.get("label")), "")
+            rec["error"] = label or f"{rec['variant']}: wrong result"
         out.append(rec)
     for name, msg in errors.items():
         rec = parse_name(name)

@@ -142,6 +142,25 @@ def test_a_wrong_kokkos_point_is_no_time_and_no_check():
     assert "Kokkos wrong" in md and failed == 4 and md.count("slower than Kokkos") == 4
 
 
+def test_a_size_where_automatic_failed_its_check_is_a_failed_row():
+    recs = gbench.records(scan_doc(canned()))
+    doc = verify_doc(10.2, 10.0)
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if not b["name"].startswith(f"scan/automatic/int32/{SIZES[2]}/")]
+    doc["benchmarks"].append({"name": f"scan/automatic/int32/{SIZES[2]}/manual_time", "run_type": "iteration",
+                              "error_occurred": True, "error_message": "automatic: wrong result at index 7"})
+    md, _, failed = tune.analyze(recs, verify=gbench.records(doc))
+    assert failed == 1 and "check failed: automatic: wrong result at index 7" in md and "4 of 5 sizes pass" in md
+
+
+def test_a_peer_marked_wrong_is_a_failed_check_for_every_reader():
+    doc = {"context": dict(CTX), "benchmarks": bench("scan/kokkos/float/67108864", 5.0, reps=1, wrong_kokkos=1,
+                                                     label="peer kokkos wrong: wrong result at index 3")
+                                               + bench("scan/automatic/float/67108864", 1.0, reps=1, wrong_kokkos=1)}
+    by = {r["variant"]: r for r in gbench.records(doc)}
+    assert by["kokkos"]["error"] == "peer kokkos wrong: wrong result at index 3"
+    assert "error" not in by["automatic"]          # kps' own result stands: only its ratio to Kokkos is gone
+
+
 def test_verify_filter_names_every_optimum():
     f = tune.verify_filter(gbench.records(scan_doc(canned())), "^scan/automatic/")
     assert re.search(f, f"scan_tune/kokkos/int32/{SIZES[0]}/manual_time")

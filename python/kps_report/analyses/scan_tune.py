@@ -243,13 +243,23 @@ def verify_checks(records, best, rows):
     time and its ratio to Kokkos in its own rounds); CUB's ratios come from scan/automatic's
     rounds."""
     ok = [r for r in records if "error" not in r and r.get("n") and not peer_wrong(r)]
-    kokkos_wrong = {gbench.base_name(r["name"]) for r in records if "error" not in r and peer_wrong(r)}
+    kokkos_wrong = {gbench.base_name(r["name"]) for r in records if peer_wrong(r)}
+    # automatic's own failed checks: each a failed size of the verification.
+    auto_failed = {(r["type"], r["n"]): r["error"] for r in records
+                   if "error" in r and r.get("n") and r.get("variant") == "automatic"
+                   and r.get("family") in (FAMILY, "scan")}
     peers = {(r["type"], r["n"]): r for r in ok if r.get("family") == "scan" and r.get("variant") == "automatic"}
     alone = {(r["type"], r["n"]): r for r in ok if r.get("family") == FAMILY and r.get("variant") == "automatic"}
     again = {gbench.base_name(r["name"]): r for r in ok if r.get("family") == FAMILY}
     out, failed = [], 0
     for t in gbench.TYPES:
-        for n in sorted({n for (tt, n) in list(peers) + list(alone) if tt == t}):
+        for n in sorted({n for (tt, n) in list(peers) + list(alone) + list(auto_failed) if tt == t}):
+            if (t, n) in auto_failed:
+                failed += 1
+                c = lookup(rows[t], n) if t in rows else None
+                out.append([t, pow2(n), c.label() if c else "rule", "—", "—", "—", "—", "—",
+                            "check failed: " + auto_failed[(t, n)].replace("|", "/")])
+                continue
             a, p = alone.get((t, n)), peers.get((t, n))
             marks = []
             kokkos = again.get(benchmark_name(t, n, KOKKOS))
