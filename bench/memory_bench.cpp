@@ -27,34 +27,54 @@ namespace memory_fixtures {
 /// Loads per call: tens of milliseconds at a GPU's memory latency, milliseconds on a CPU.
 constexpr std::int64_t chase_steps = 65536;
 
-void run(benchmark::State& state, const std::string& name, std::size_t bytes) {
-  const Exec exec;
-  try {
-    const std::size_t lines = bytes / chase_line_bytes;
-    const std::vector<std::uint64_t> order = chase_order(lines, 0x6b7073 + bytes);
-    const Kokkos::View<std::uint64_t*, Exec::memory_space> links(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::chase"), bytes / sizeof(std::uint64_t));
+/// A footprint's chain on the space (bench/kernels/pointer_chase.hpp): its order (the host's),
+/// its links, where it stands, and the loads followed so far, for both probes.
+struct Chain {
+  std::size_t bytes, lines;
+  std::vector<std::uint64_t> order;
+  Kokkos::View<std::uint64_t*, Exec::memory_space> links;
+  Kokkos::View<std::uint64_t, Exec::memory_space> at{"kps::bench::chase_at"};
+  std::uint64_t walked = 0;
+
+  Chain(const Exec& exec, std::size_t footprint)
+      : bytes(footprint), lines(footprint / chase_line_bytes), order(chase_order(lines, 0x6b7073 + footprint)),
+        links(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::chase"), footprint / sizeof(std::uint64_t)) {
     write_chase(exec, links, order);
-    const Kokkos::View<std::uint64_t, Exec::memory_space> at("kps::bench::chase_at");
     Kokkos::deep_copy(exec, at, order[0] * chase_line_words);
-    const PointerChase<Exec> chase{links, at, chase_steps};
-    std::uint64_t walked = 0;
-    const auto call = [&] {
-      Kokkos::parallel_for("kps::bench::pointer_chase", Kokkos::RangePolicy<Exec>(exec, 0, 1), chase);
-      walked += chase_steps;
-    };
-    call();  // untimed: the code and the first block's translations
-    const double median = timed_loop(state, exec, call);
+  }
+
+  /// Empty where the chain stands where the host says it must after `walked` loads, else why not.
+  std::string end_error(const std::string& name) const {
     std::uint64_t got = 0;
     Kokkos::deep_copy(got, at);
     const std::uint64_t want = order[walked % lines] * chase_line_words;
-    if (got != want)
-      return fail(state, name + ": the chain stopped at word " + std::to_string(got) + " after " +
-                             std::to_string(walked) + " loads; the host expects word " + std::to_string(want));
-    state.counters["latency_ns"] = median * 1e9 / double(chase_steps);
+    if (got == want) return {};
+    return name + ": the chain stopped at word " + std::to_string(got) + " after " + std::to_string(walked) +
+           " loads; the host expects word " + std::to_string(want);
+  }
+
+  /// The probes' common counters: the median call's time per load, the footprint, its lines, the loads per call.
+  void set_counters(benchmark::State& state, double median_seconds) const {
+    state.counters["latency_ns"] = median_seconds * 1e9 / double(chase_steps);
     state.counters["footprint_bytes"] = double(bytes);
     state.counters["lines"] = double(lines);
     state.counters["steps"] = double(chase_steps);
+  }
+};
+
+void run(benchmark::State& state, const std::string& name, std::size_t bytes) {
+  const Exec exec;
+  try {
+    Chain chain(exec, bytes);
+    const PointerChase<Exec> chase{chain.links, chain.at, chase_steps};
+    const auto call = [&] {
+      Kokkos::parallel_for("kps::bench::pointer_chase", Kokkos::RangePolicy<Exec>(exec, 0, 1), chase);
+      chain.walked += chase_steps;
+    };
+    call();  // untimed: the code and the first block's translations
+    const double median = timed_loop(state, exec, call);
+    if (const std::string error = chain.end_error(name); !error.empty()) return fail(state, error);
+    chain.set_counters(state, median);
   } catch (const std::exception& e) {
     fail(state, name + ": " + e.what());
   }
@@ -80,29 +100,23 @@ std::size_t loaded_copy_bytes(const Options& o) {
 void run_loaded(benchmark::State& state, const std::string& name, std::size_t bytes, const Options& o) {
   const Exec exec;
   try {
-    const std::size_t lines = bytes / chase_line_bytes;
-    const std::vector<std::uint64_t> order = chase_order(lines, 0x6b7073 + bytes);
-    const Kokkos::View<std::uint64_t*, Exec::memory_space> links(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "kps::bench::chase"), bytes / sizeof(std::uint64_t));
-    write_chase(exec, links, order);
+    Chain chain(exec, bytes);
     const std::size_t copy_n = loaded_copy_bytes(o) / sizeof(double);
     const Kokkos::View<double*, Exec::memory_space> src("kps::bench::loaded_src", copy_n);
     const Kokkos::View<double*, Exec::memory_space> dst("kps::bench::loaded_dst", copy_n);
     Kokkos::deep_copy(exec, src, 1.0);
     const int team = o.host ? 1 : 256;
     const int league = std::max(2, o.device.concurrency / team);
-    LoadedChase<Exec> chase{links, Kokkos::View<std::uint64_t, Exec::memory_space>("kps::bench::chase_at"), src, dst,
+    LoadedChase<Exec> chase{chain.links, chain.at, src, dst,
                             Kokkos::View<int*, Exec::memory_space>("kps::bench::loaded_flags", 2),
                             Kokkos::View<unsigned long long, Exec::memory_space>("kps::bench::loaded_copied"),
                             chase_steps};
-    Kokkos::deep_copy(exec, chase.at, order[0] * chase_line_words);
-    std::uint64_t walked = 0;
     unsigned long long copied = 0, last = 0;
     int unloaded_calls = 0;
     const auto call = [&] {
       Kokkos::deep_copy(exec, chase.flags, 0);
       Kokkos::parallel_for("kps::bench::loaded_chase", Kokkos::TeamPolicy<Exec>(exec, league, team), chase);
-      walked += chase_steps;
+      chain.walked += chase_steps;
     };
     const auto copied_now = [&] {
       unsigned long long c = 0;
@@ -132,24 +146,16 @@ void run_loaded(benchmark::State& state, const std::string& name, std::size_t by
     for (double t : times) total += t;
     std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
     const double median = times[times.size() / 2];
-    std::uint64_t got = 0;
-    Kokkos::deep_copy(got, chase.at);
-    const std::uint64_t want = order[walked % lines] * chase_line_words;
-    if (got != want)
-      return fail(state, name + ": the chain stopped at word " + std::to_string(got) + " after " +
-                             std::to_string(walked) + " loads; the host expects word " + std::to_string(want));
+    if (const std::string error = chain.end_error(name); !error.empty()) return fail(state, error);
     // The copy's check: every element it wrote is the source's.
     double wrong = 0;
     Kokkos::parallel_reduce("kps::bench::loaded_check", Kokkos::RangePolicy<Exec>(exec, 0, copy_n),
                             KOKKOS_LAMBDA(std::size_t i, double& w) { w += (dst(i) != 0.0 && dst(i) != src(i)); }, wrong);
     if (wrong != 0) return fail(state, name + ": the copy beside the chain wrote wrong values");
-    state.counters["latency_ns"] = median * 1e9 / double(chase_steps);
+    chain.set_counters(state, median);
     state.counters["copy_GBps"] = double(copied) * 2 * sizeof(double) / total / 1e9;
     state.counters["copy_teams"] = double(league - 1);
     state.counters["unloaded_calls"] = double(unloaded_calls);
-    state.counters["footprint_bytes"] = double(bytes);
-    state.counters["lines"] = double(lines);
-    state.counters["steps"] = double(chase_steps);
   } catch (const std::exception& e) {
     fail(state, name + ": " + e.what());
   }
