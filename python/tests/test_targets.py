@@ -39,6 +39,24 @@ def test_a_miss_never_reads_as_the_target():
     assert "| int64 | 2^25 | 0.9996 ✗ | 1 |" in md
 
 
+def test_the_scan_band_of_8_byte_types_needs_097_of_the_toolkits_cub():
+    recs = [rec("scan", "automatic", "int64", 1 << 22, ratio_to_cub=0.972, ratio_to_cub_cccl=1.01, seconds=1e-4),
+            rec("scan", "automatic", "double", 1 << 23, ratio_to_cub=0.964, ratio_to_cub_cccl=1.02, seconds=1e-4),
+            rec("scan", "automatic", "int64", 1 << 25, ratio_to_cub=0.99, ratio_to_cub_cccl=1.01, seconds=1e-4),
+            rec("scan", "automatic", "int32", 1 << 22, ratio_to_cub=0.98, ratio_to_cub_cccl=1.01, seconds=1e-4)]
+    md = targets.table(recs, "scan", "automatic", False, "cmd")
+    assert "5 of 8 targets met" in md
+    assert "| int64 | 2^22 | 0.972 | 1.01 |  |" in md          # in the band: 0.97
+    assert "| double | 2^23 | 0.964 ✗ | 1.02 |" in md
+    assert "| int64 | 2^25 | 0.99 ✗ |" in md                   # past the band: 1.0
+    assert "| int32 | 2^22 | 0.98 ✗ |" in md                   # 4-byte types: 1.0
+    assert "automatic / cub (≥ 1.0; int64, double at 2^21..2^24: ≥ 0.97)" in md
+    # The sum has no band.
+    md = targets.table([rec("reduce", "tuned", "int64", 1 << 22, ratio_to_cub=0.98, seconds=1e-4)], "reduce", "tuned",
+                       False, "cmd")
+    assert "0.98 ✗" in md and "≥ 0.97" not in md
+
+
 def test_cpu_targets_openmp_and_serial():
     recs = [rec("reduce", "tuned", "int64", 1 << 20, **{"GB/s": 90.0}, ratio_to_serial_loop=0.96, ratio_to_read=1.0),
             rec("reduce", "tuned", "int64", 1 << 28, **{"GB/s": 9.0}, ratio_to_serial_loop=1.2, ratio_to_read=0.5)]
