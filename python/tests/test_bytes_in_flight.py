@@ -83,6 +83,20 @@ def test_the_latency_under_load_drives_littles_law_where_measured():
     assert "1.34 MiB of reads in flight" in md        # 700 ns x 2 TB/s, as the idle 700 ns above
 
 
+def test_a_loaded_point_whose_copy_did_not_load_memory_is_no_latency_under_load():
+    # The H200's first run: the copy beside the chain at 55 GB/s of the device's 4.2 TB/s.
+    recs = [chase(1 << 20, 21.0), chase(1 << 28, 339.0), loaded(1 << 28, 44598.0, 55.0), copy(1 << 30, 4200.0)]
+    kept, rejected = bif.loaded_split(recs)
+    assert kept == [] and [b for b, _, _ in rejected] == [1 << 28]
+    md = section(recs, GPU)
+    assert "| 256 MiB | 339 | 44598 (not loaded) | 55 |" in md
+    assert "Not loaded: at 1 footprint(s) the copy beside the chain moved 55-55 GB/s, less than 0.5 x" in md
+    assert "at 339 ns (footprint 256 MiB)" in md      # the idle latency drives Little's law
+    # Half the copy's pace is enough; without a copy in the folder nothing is judged.
+    assert bif.loaded_split([loaded(1 << 28, 700.0, 2100.0), copy(1 << 30, 4200.0)])[1] == []
+    assert bif.loaded_split([loaded(1 << 28, 700.0, 5.0)])[1] == []
+
+
 def test_section_says_what_is_missing():
     assert section([copy(1 << 30, 4000.0)], GPU) == ""
     assert "did not reach memory" in section([chase(1 << 20, 30.0), copy(1 << 30, 4000.0)], GPU)

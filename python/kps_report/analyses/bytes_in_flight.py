@@ -18,6 +18,11 @@ from kps_report.text import fmt, markdown_table, pow2
 BEYOND_CACHE = 4
 # The sizes where the tuning sweeps the L2 prefetch's points alone (studies/scan/study.json).
 MODEL_FROM = 1 << 26
+# A loaded point is a latency under load only where the copy beside the chain moved at least this
+# share of the device's copy (the sweep's copy/kokkos at its largest N): below it the copy ran
+# beside the chain but did not load the memory (the H200's first run of the probe: 55 GB/s against
+# 4.2 TB/s, each load timed at 44 us), and the idle latency stays the model's.
+LOADED_MIN_SHARE = 0.5
 
 
 def last_level_cache(ctx: dict) -> int:
@@ -49,6 +54,19 @@ def latencies(records, variant: str = "chase") -> list:
                 and r.get("latency_ns") and not r.get("unloaded_calls")):
             out.append((int(r.get("footprint_bytes") or r["n"]), float(r["latency_ns"]), r))
     return sorted(out, key=lambda x: x[0])
+
+
+def loaded_split(records):
+    """(kept, rejected) loaded points, as latencies(records, "loaded"): rejected are those whose
+    copy moved less than LOADED_MIN_SHARE of the device's copy (copy_bandwidth); with no copy in
+    the records every point is kept."""
+    points = latencies(records, "loaded")
+    bw = copy_bandwidth(records)
+    if bw is None:
+        return points, []
+    floor = LOADED_MIN_SHARE * bw[2]
+    kept = [p for p in points if float(p[2].get("copy_GBps") or 0) >= floor]
+    return kept, [p for p in points if float(p[2].get("copy_GBps") or 0) < floor]
 
 
 def memory_latency(latency_points, cache_bytes: int):
@@ -142,7 +160,9 @@ def section(results) -> str:
     if not points:
         return ""
     cache = last_level_cache(ctx)
-    loaded = {b: (ns, r) for b, ns, r in latencies(records, "loaded")}
+    kept, rejected = loaded_split(records)
+    loaded = {b: (ns, r) for b, ns, r in kept + rejected}
+    not_loaded = {b for b, _, _ in rejected}
     md = ["### Memory latency and the bytes in flight it asks for\n",
           "`memory_latency/chase/<bytes>`: one thread follows a chain of dependent loads over a footprint of "
           "that many bytes (lines of 128 bytes in random order within 2 MiB blocks, "
@@ -155,11 +175,20 @@ def section(results) -> str:
           markdown_table(["footprint", "latency ns"] + (["under load ns", "copy GB/s"] if loaded else [])
                          + ["x last-level cache"],
                          [[_bytes(b), fmt(ns)]
-                          + ([fmt(loaded[b][0]), fmt(loaded[b][1].get("copy_GBps"))] if b in loaded else
+                          + ([fmt(loaded[b][0]) + (" (not loaded)" if b in not_loaded else ""),
+                              fmt(loaded[b][1].get("copy_GBps"))] if b in loaded else
                              ["—", "—"] if loaded else [])
                           + [fmt(b / cache) if cache else "—"] for b, ns, _ in points]) + "\n"]
+    if rejected:
+        bw = copy_bandwidth(records)
+        md.append(f"Not loaded: at {len(rejected)} footprint(s) the copy beside the chain moved "
+                  f"{fmt(min(float(r.get('copy_GBps') or 0) for _, _, r in rejected))}-"
+                  f"{fmt(max(float(r.get('copy_GBps') or 0) for _, _, r in rejected))} GB/s, less than "
+                  f"{fmt(LOADED_MIN_SHARE)} x the copy's {fmt(bw[2])} GB/s ({pow2(bw[0])} {bw[1]}): the chain "
+                  "did not wait behind a streaming memory there, so those times are no latency under load and "
+                  "Little's law below takes the idle latency.\n")
     far = memory_latency(points, cache)
-    far_loaded = memory_latency(latencies(records, "loaded"), cache)
+    far_loaded = memory_latency(kept, cache)
     idle = far
     if far_loaded is not None:
         far = far_loaded
