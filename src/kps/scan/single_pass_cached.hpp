@@ -24,7 +24,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 #include <Kokkos_Core.hpp>
 
@@ -54,19 +53,23 @@ KOKKOS_INLINE_FUNCTION T cached_sum(const T* in, std::size_t count) {
   return total;
 }
 
-/// Elements of a floating-point block of cached_scan: the adds of one block's own scan do not wait
-/// on the running total, so eight blocks' worth run while one add of it completes.
+/// Elements of a block of cached_scan: the adds of one block's own scan do not wait on the running
+/// total, so eight blocks' worth run while one add of it completes.
 inline constexpr std::size_t cached_scan_block = 8;
 
 /// out[0, count) = the scan of in[0, count) after `offset` (the second pass, or the only one);
-/// returns offset plus their sum. Integers add each element straight into the running total (a
-/// 1-cycle add). Floating point scans blocks of cached_scan_block among themselves and keeps the
-/// running total of the range apart from `offset`, adding `offset` once per element: one dependent
-/// add per block, not per element (a 4-cycle add would otherwise set the thread's pace), and small
-/// elements are not lost against a large prefix (a float prefix of 2^28 has an ulp of 16: added one
-/// by one, elements below 8 would vanish, and the range's sum with them). Streaming: each element
-/// through BackendStore, drained at the end. `in` may equal `out`: an element is read before it is
-/// written.
+/// returns offset plus their sum. Blocks of cached_scan_block elements are scanned among
+/// themselves, and the range's running total is kept apart from `offset`, added once per element:
+/// one dependent add per block, not per element. Floating point: a 4-cycle add would otherwise set
+/// the thread's pace, and small elements are not lost against a large prefix (a float prefix of
+/// 2^28 has an ulp of 16: added one by one, elements below 8 would vanish, and the range's sum with
+/// them). Integers (the same sums, in another order): the one-element loop's pace was its code's
+/// place in the program, not its adds: on the H200 node's Xeon the same four instructions ran one
+/// element per cycle or one per two, from build to build (kps' copy and the one-thread loop's in
+/// turn, results/h200-node-serial/experiments/scan-loop-placement); a block's eight independent
+/// adds and one loop branch per eight elements are to leave the pace to the loads and stores.
+/// Streaming: each element through BackendStore, drained at the end. `in` may equal `out`: an
+/// element is read before it is written.
 template <class Exec, bool Exclusive, bool Streaming, class T>
 KOKKOS_INLINE_FUNCTION T cached_scan(const T* in, T* out, std::size_t count, T offset) {
   const auto put = [out](std::size_t j, T v) {
@@ -75,38 +78,27 @@ KOKKOS_INLINE_FUNCTION T cached_scan(const T* in, T* out, std::size_t count, T o
     else
       out[j] = v;
   };
+  constexpr std::size_t B = cached_scan_block;
   std::size_t i = 0;
-  if constexpr (!std::is_integral_v<T>) {
-    constexpr std::size_t B = cached_scan_block;
-    T acc = T(0);  // the range's own running total
-    for (; i + B <= count; i += B) {
-      T local[B];
-      T run = T(0);
-      for (std::size_t k = 0; k < B; ++k) {
-        const T x = in[i + k];
-        local[k] = Exclusive ? run : T(run + x);
-        run += x;
-      }
-      for (std::size_t k = 0; k < B; ++k) put(i + k, T(offset + T(acc + local[k])));
-      acc += run;
+  T acc = T(0);  // the range's own running total
+  for (; i + B <= count; i += B) {
+    T local[B];
+    T run = T(0);
+    for (std::size_t k = 0; k < B; ++k) {
+      const T x = in[i + k];
+      local[k] = Exclusive ? run : T(run + x);
+      run += x;
     }
-    for (; i < count; ++i) {
-      const T x = in[i];
-      put(i, T(offset + (Exclusive ? acc : T(acc + x))));
-      acc += x;
-    }
-    if constexpr (Streaming) BackendStore<Exec>::drain();
-    return T(offset + acc);
-  } else {
-    T acc = offset;
-    for (; i < count; ++i) {
-      const T x = in[i];
-      put(i, Exclusive ? acc : T(acc + x));
-      acc += x;
-    }
-    if constexpr (Streaming) BackendStore<Exec>::drain();
-    return acc;
+    for (std::size_t k = 0; k < B; ++k) put(i + k, T(offset + T(acc + local[k])));
+    acc += run;
   }
+  for (; i < count; ++i) {
+    const T x = in[i];
+    put(i, T(offset + (Exclusive ? acc : T(acc + x))));
+    acc += x;
+  }
+  if constexpr (Streaming) BackendStore<Exec>::drain();
+  return T(offset + acc);
 }
 
 template <class Exec, class T, bool Exclusive, bool Streaming, class Probe = NoProbe>
