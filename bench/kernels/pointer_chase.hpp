@@ -77,7 +77,10 @@ struct PointerChase {
 /// saturated memory asks for this latency, not the idle one). A copying team waits for the chain
 /// to start (flags(0)), at most `wait_polls` reads, and stops at once where it has not (the space
 /// did not run team 0 beside it), or after `max_passes` passes; it checks flags(1) (the chain's
-/// end) every `check` elements per thread, and adds the elements it copied to `copied`.
+/// end) every `check` elements per thread, and adds the elements it copied to `copied`. One thread
+/// per team reads the flags and hands the answer to its team (Kokkos::single): the H200's first run
+/// had all 256 threads of every team poll the one word, about 270 thousand reads of one L2 line per
+/// pass of the copy, and the copy moved 55 GB/s of 3.8 TB/s while each link took 44 us.
 template <class Exec>
 struct LoadedChase {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
@@ -105,9 +108,19 @@ struct LoadedChase {
       kps::impl::store_relaxed(&flags(1), 1);
       return;
     }
-    std::int64_t polls = 0;
-    while (kps::impl::load_relaxed(&flags(0)) == 0)
-      if (++polls >= wait_polls) return;
+    int started = 0;
+    Kokkos::single(
+        Kokkos::PerTeam(m),
+        [&](int& s) {
+          s = 0;
+          for (std::int64_t polls = 0; polls < wait_polls; ++polls)
+            if (kps::impl::load_relaxed(&flags(0)) != 0) {
+              s = 1;
+              break;
+            }
+        },
+        started);
+    if (!started) return;
     const std::size_t n = src.extent(0), copiers = std::size_t(m.league_size() - 1);
     const std::size_t k = std::size_t(m.league_rank() - 1);
     const std::size_t begin = n * k / copiers, end = n * (k + 1) / copiers;
@@ -115,7 +128,10 @@ struct LoadedChase {
     unsigned long long mine = 0;
     for (int pass = 0; pass < max_passes; ++pass)
       for (std::size_t b = begin; b < end; b += block) {
-        if (kps::impl::load_relaxed(&flags(1)) != 0) {
+        int done = 0;
+        Kokkos::single(
+            Kokkos::PerTeam(m), [&](int& d) { d = kps::impl::load_relaxed(&flags(1)); }, done);
+        if (done != 0) {
           Kokkos::atomic_add(&copied(), mine);
           return;
         }
