@@ -84,7 +84,7 @@ def test_the_latency_under_load_drives_littles_law_where_measured():
 
 
 def test_a_loaded_point_whose_copy_did_not_load_memory_is_no_latency_under_load():
-    # The H200's first run: the copy beside the chain at 55 GB/s of the device's 4.2 TB/s.
+    # As in the H200's first run: the copy beside the chain at about 1 % of the device's copy.
     recs = [chase(1 << 20, 21.0), chase(1 << 28, 339.0), loaded(1 << 28, 44598.0, 55.0), copy(1 << 30, 4200.0)]
     kept, rejected = bif.loaded_split(recs)
     assert kept == [] and [b for b, _, _ in rejected] == [1 << 28]

@@ -20,8 +20,8 @@ BEYOND_CACHE = 4
 MODEL_FROM = 1 << 26
 # A loaded point is a latency under load only where the copy beside the chain moved at least this
 # share of the device's copy (the sweep's copy/kokkos at its largest N): below it the copy ran
-# beside the chain but did not load the memory (the H200's first run of the probe: 55 GB/s against
-# 4.2 TB/s, each load timed at 44 us), and the idle latency stays the model's.
+# beside the chain but did not load the memory (the H200's first run of the probe: 52-63 GB/s against
+# the copy's 3.8 TB/s, each load timed at 44 us), and the idle latency stays the model's.
 LOADED_MIN_SHARE = 0.5
 
 
