@@ -92,11 +92,15 @@ std::size_t loaded_copy_bytes(const Options& o) {
 
 /// memory_latency/loaded/<bytes>: the chain (as memory_latency/chase) while the rest of the space
 /// copies (LoadedChase): a team of one thread per hardware thread on a host, teams of 256 on a
-/// device, as many as run at once (Kokkos' concurrency), team 0 following the chain. Counters:
-/// latency_ns, copy_GBps (the copy's read + write during the calls: the load the chain saw),
-/// copy_teams, unloaded_calls (calls in which no team copied: the space, or a machine whose cores
-/// other processes hold, did not run them beside the chain; such a run is no loaded latency, and
-/// the report leaves it out).
+/// device, as many as run at once (Kokkos' concurrency), team 0 following the chain. The chain's
+/// time is its own (its thread's clock, converted with the rate clock_tic_rate measures before the
+/// calls and after them), not the call's. Counters: latency_ns (the median call's chain time per
+/// load), call_latency_ns (the median call's time per load, launch and copy tail included),
+/// copy_GBps (the copy's read + write while the chains ran: the load they saw), copy_teams,
+/// clock_ghz (the clock's rate), unloaded_calls (calls in which no team copied while the chain
+/// ran: the space, or a machine whose cores other processes hold, did not run them beside it;
+/// such a run is no loaded latency, and the report leaves it out). Where the space's clock does
+/// not advance, latency_ns is the call's and clock_ghz 0.
 void run_loaded(benchmark::State& state, const std::string& name, std::size_t bytes, const Options& o) {
   const Exec exec;
   try {
@@ -107,54 +111,78 @@ void run_loaded(benchmark::State& state, const std::string& name, std::size_t by
     Kokkos::deep_copy(exec, src, 1.0);
     const int team = o.host ? 1 : 256;
     const int league = std::max(2, o.device.concurrency / team);
-    LoadedChase<Exec> chase{chain.links, chain.at, src, dst,
-                            Kokkos::View<int*, Exec::memory_space>("kps::bench::loaded_flags", 2),
-                            Kokkos::View<unsigned long long, Exec::memory_space>("kps::bench::loaded_copied"),
+    using Space = Exec::memory_space;
+    LoadedChase<Exec> chase{chain.links,
+                            chain.at,
+                            src,
+                            dst,
+                            Kokkos::View<int*, Space>("kps::bench::loaded_flags", 2),
+                            Kokkos::View<unsigned long long, Space>("kps::bench::loaded_during"),
+                            Kokkos::View<std::uint64_t*, Space>("kps::bench::loaded_ticks", 2),
                             chase_steps};
-    unsigned long long copied = 0, last = 0;
-    int unloaded_calls = 0;
     const auto call = [&] {
       Kokkos::deep_copy(exec, chase.flags, 0);
       Kokkos::parallel_for("kps::bench::loaded_chase", Kokkos::TeamPolicy<Exec>(exec, league, team), chase);
       chain.walked += chase_steps;
     };
-    const auto copied_now = [&] {
-      unsigned long long c = 0;
-      Kokkos::deep_copy(c, chase.copied);
-      return c;
+    // After a call: the chain's ticks and the elements copied while it ran (the counters reset).
+    const auto read_call = [&](std::uint64_t& ticks, unsigned long long& during) {
+      std::uint64_t t[2] = {0, 0};
+      Kokkos::deep_copy(Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(t, 2),
+                        chase.ticks);
+      Kokkos::deep_copy(during, chase.during);
+      Kokkos::deep_copy(exec, chase.during, 0ull);
+      exec.fence();
+      ticks = t[1] - t[0];
     };
+    const std::uint64_t calibration_ticks = std::uint64_t(1) << 25;  // about 10-30 ms at 1-3 GHz
+    const double rate_before = clock_tic_rate(exec, calibration_ticks);
     call();  // untimed: the code, the first block's translations, the copy's first touch
     exec.fence();
-    last = copied_now();
-    std::vector<double> times;
+    std::uint64_t ticks = 0;
+    unsigned long long during = 0;
+    read_call(ticks, during);
+    std::vector<double> call_times;
+    std::vector<std::uint64_t> chain_ticks;
+    unsigned long long copied = 0;
+    int unloaded_calls = 0;
     for (auto _ : state) {
       exec.fence();
       Kokkos::Timer timer;
       call();
       exec.fence();
-      times.push_back(timer.seconds());
-      state.SetIterationTime(times.back());
+      call_times.push_back(timer.seconds());
+      state.SetIterationTime(call_times.back());
       state.PauseTiming();
-      const unsigned long long now = copied_now();
-      unloaded_calls += now == last;
-      copied += now - last;
-      last = now;
+      read_call(ticks, during);
+      chain_ticks.push_back(ticks);
+      unloaded_calls += during == 0;
+      copied += during;
       state.ResumeTiming();
     }
-    if (times.empty()) return;
-    double total = 0;
-    for (double t : times) total += t;
-    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-    const double median = times[times.size() / 2];
+    if (call_times.empty()) return;
+    const double rate_after = clock_tic_rate(exec, calibration_ticks);
+    const double rate = rate_before > 0 && rate_after > 0 ? 0.5 * (rate_before + rate_after) : 0.0;
+    const auto median_of = [](auto v) {
+      std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+      return v[v.size() / 2];
+    };
+    const double call_median = median_of(call_times);
+    double chain_total = 0;
+    for (std::size_t i = 0; i < chain_ticks.size(); ++i)
+      chain_total += rate > 0 ? double(chain_ticks[i]) / rate : call_times[i];
+    const double chain_median = rate > 0 ? double(median_of(chain_ticks)) / rate : call_median;
     if (const std::string error = chain.end_error(name); !error.empty()) return fail(state, error);
     // The copy's check: every element it wrote is the source's.
     double wrong = 0;
     Kokkos::parallel_reduce("kps::bench::loaded_check", Kokkos::RangePolicy<Exec>(exec, 0, copy_n),
                             KOKKOS_LAMBDA(std::size_t i, double& w) { w += (dst(i) != 0.0 && dst(i) != src(i)); }, wrong);
     if (wrong != 0) return fail(state, name + ": the copy beside the chain wrote wrong values");
-    chain.set_counters(state, median);
-    state.counters["copy_GBps"] = double(copied) * 2 * sizeof(double) / total / 1e9;
+    chain.set_counters(state, chain_median);
+    state.counters["call_latency_ns"] = call_median * 1e9 / double(chase_steps);
+    state.counters["copy_GBps"] = chain_total > 0 ? double(copied) * 2 * sizeof(double) / chain_total / 1e9 : 0.0;
     state.counters["copy_teams"] = double(league - 1);
+    state.counters["clock_ghz"] = rate / 1e9;
     state.counters["unloaded_calls"] = double(unloaded_calls);
   } catch (const std::exception& e) {
     fail(state, name + ": " + e.what());

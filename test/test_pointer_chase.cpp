@@ -3,6 +3,7 @@
 // followed on the device ends where the order says.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <vector>
@@ -50,4 +51,42 @@ TEST(PointerChase, ChainEndsWhereTheOrderSays) {
   std::uint64_t got = 0;
   Kokkos::deep_copy(got, at);
   EXPECT_EQ(got, order[(5 * 1234) % lines] * chase_line_words);
+}
+
+// The chain under load: it ends where the order says, times itself with a clock that advances
+// (its ticks and their rate), and the copy beside it writes the source's values; a team that copies
+// while the chain runs counts at most what the copy holds per pass times the passes.
+TEST(PointerChase, LoadedChainTimesItselfAndTheCopyIsRight) {
+  using Exec = kps::bench::ExecutionSpace;
+  using Space = Exec::memory_space;
+  const Exec exec;
+  const std::size_t lines = 3000, copy_n = 1 << 16;
+  const std::vector<std::uint64_t> order = chase_order(lines, 11);
+  const Kokkos::View<std::uint64_t*, Space> links("links", lines * chase_line_words);
+  write_chase(exec, links, order);
+  const Kokkos::View<std::uint64_t, Space> at("at");
+  Kokkos::deep_copy(at, order[0] * chase_line_words);
+  const Kokkos::View<double*, Space> src("src", copy_n), dst("dst", copy_n);
+  Kokkos::deep_copy(src, 2.5);
+  LoadedChase<Exec> chase{links, at, src, dst, Kokkos::View<int*, Space>("flags", 2),
+                          Kokkos::View<unsigned long long, Space>("during"), Kokkos::View<std::uint64_t*, Space>("ticks", 2),
+                          4321};
+  chase.max_passes = 8;
+  const int team = kps::impl::is_host_space_v<Exec> ? 1 : 64;
+  const int league = std::max(2, Exec().concurrency() / team);
+  Kokkos::parallel_for("loaded", Kokkos::TeamPolicy<Exec>(exec, league, team), chase);
+  exec.fence();
+  std::uint64_t got = 0;
+  Kokkos::deep_copy(got, at);
+  EXPECT_EQ(got, order[4321 % lines] * chase_line_words);
+  std::uint64_t ticks[2] = {0, 0};
+  Kokkos::deep_copy(Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(ticks, 2),
+                    chase.ticks);
+  EXPECT_GT(ticks[1], ticks[0]);
+  EXPECT_GT(clock_tic_rate(exec, 1 << 20), 1e6);  // a clock of more than 1 MHz
+  unsigned long long during = 0;
+  Kokkos::deep_copy(during, chase.during);
+  EXPECT_LE(during, 8ull * copy_n);
+  const auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dst);
+  for (std::size_t i = 0; i < copy_n; ++i) ASSERT_TRUE(d(i) == 0.0 || d(i) == 2.5) << i;
 }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
@@ -74,13 +75,18 @@ struct PointerChase {
 /// The chain followed under load: team 0's first thread follows it `steps` links (as PointerChase
 /// does) while every other team copies its share of `src` into `dst`, pass after pass, until the
 /// chain is done: the latency of a load queued behind a memory that streams (Little's law at a
-/// saturated memory asks for this latency, not the idle one). A copying team waits for the chain
-/// to start (flags(0)), at most `wait_polls` reads, and stops at once where it has not (the space
-/// did not run team 0 beside it), or after `max_passes` passes; it checks flags(1) (the chain's
-/// end) every `check` elements per thread, and adds the elements it copied to `copied`. One thread
-/// per team reads the flags and hands the answer to its team (Kokkos::single): the H200's first run
-/// had all 256 threads of every team poll the one word, about 270 thousand reads of one L2 line per
-/// pass of the copy, and the copy moved 55 GB/s of 3.8 TB/s while each link took 44 us.
+/// saturated memory asks for this latency, not the idle one). The chain times itself: its thread
+/// reads the space's clock (Kokkos::Impl::clock_tic: an SM's cycle counter on a GPU, the time-stamp
+/// counter on x86) before its first load and after its last (ticks), so the call's other costs (the
+/// launch, teams that start before or after it, the copy's tail) are not the chain's; and the copy
+/// counts the elements it moved while the chain ran (`during`: blocks begun between the chain's
+/// start and its end). A copying team does not wait for the chain:
+/// it copies from its start, one thread reading the chain's flags before each block of `check`
+/// elements per thread and handing them to its team (Kokkos::single), until the chain is done or
+/// after `max_passes` passes (where the space did not run team 0 beside it, `during` stays 0 and
+/// the call is not a loaded one). The H200's first two runs timed the call and had the copiers
+/// wait for the chain's start for up to 2^24 polls: each call took 2.9-5.1 s, 44-77 us per link,
+/// with 40-63 GB/s of copy, which the call's time could not tell from a copy waiting to start.
 template <class Exec>
 struct LoadedChase {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
@@ -90,9 +96,9 @@ struct LoadedChase {
   Kokkos::View<const double*, space> src;
   Kokkos::View<double*, space> dst;
   Kokkos::View<int*, space> flags;             // [0] the chain started, [1] the chain is done
-  Kokkos::View<unsigned long long, space> copied;
+  Kokkos::View<unsigned long long, space> during;
+  Kokkos::View<std::uint64_t*, space> ticks;   // [0] before the chain's first load, [1] after its last
   std::int64_t steps = 0;
-  std::int64_t wait_polls = std::int64_t(1) << 24;
   int max_passes = 4096;
   int check = 256;
 
@@ -101,47 +107,81 @@ struct LoadedChase {
       if (m.team_rank() != 0) return;
       kps::impl::store_relaxed(&flags(0), 1);
       Kokkos::memory_fence();
+      const std::uint64_t start = Kokkos::Impl::clock_tic();
       std::uint64_t p = at();
       for (std::int64_t s = 0; s < steps; ++s) p = links(p);
       at() = p;
+      const std::uint64_t end = Kokkos::Impl::clock_tic();
+      ticks(0) = start;
+      ticks(1) = end;
       Kokkos::memory_fence();
       kps::impl::store_relaxed(&flags(1), 1);
       return;
     }
-    int started = 0;
-    Kokkos::single(
-        Kokkos::PerTeam(m),
-        [&](int& s) {
-          s = 0;
-          for (std::int64_t polls = 0; polls < wait_polls; ++polls)
-            if (kps::impl::load_relaxed(&flags(0)) != 0) {
-              s = 1;
-              break;
-            }
-        },
-        started);
-    if (!started) return;
     const std::size_t n = src.extent(0), copiers = std::size_t(m.league_size() - 1);
     const std::size_t k = std::size_t(m.league_rank() - 1);
     const std::size_t begin = n * k / copiers, end = n * (k + 1) / copiers;
     const std::size_t team = std::size_t(m.team_size()), block = team * std::size_t(check);
-    unsigned long long mine = 0;
-    for (int pass = 0; pass < max_passes; ++pass)
-      for (std::size_t b = begin; b < end; b += block) {
-        int done = 0;
+    unsigned long long mine_during = 0;
+    bool done = false;
+    for (int pass = 0; pass < max_passes && !done; ++pass)
+      for (std::size_t b = begin; b < end && !done; b += block) {
+        int state = 0;  // 0: the chain has not started, 1: it runs, 2: it is done
         Kokkos::single(
-            Kokkos::PerTeam(m), [&](int& d) { d = kps::impl::load_relaxed(&flags(1)); }, done);
-        if (done != 0) {
-          Kokkos::atomic_add(&copied(), mine);
-          return;
-        }
+            Kokkos::PerTeam(m),
+            [&](int& st) {
+              st = kps::impl::load_relaxed(&flags(1)) != 0 ? 2 : kps::impl::load_relaxed(&flags(0)) != 0 ? 1 : 0;
+            },
+            state);
+        done = state == 2;
+        if (done) break;
         const std::size_t stop = b + block < end ? b + block : end;
         for (std::size_t i = b + std::size_t(m.team_rank()); i < stop; i += team) dst(i) = src(i);
-        mine += (stop - b + team - 1 - std::size_t(m.team_rank())) / team;
+        if (state == 1) mine_during += (stop - b + team - 1 - std::size_t(m.team_rank())) / team;
       }
-    Kokkos::atomic_add(&copied(), mine);
+    Kokkos::atomic_add(&during(), mine_during);
   }
 };
+
+/// Ticks per second of the clock LoadedChase reads (Kokkos::Impl::clock_tic) on the space, over
+/// about `ticks` ticks. On a host space the calling thread reads that clock beside the steady
+/// clock (both count wall time: the thread's scheduling does not enter); on a device one thread
+/// reads it until `ticks` have passed and the host times the call (a launch of microseconds
+/// against milliseconds). 0 where the space's clock does not advance (a backend without one).
+template <class Exec>
+double clock_tic_rate(const Exec& exec, std::uint64_t ticks) {
+  if constexpr (kps::impl::is_host_space_v<Exec>) {
+    (void)exec;
+    const auto c0 = std::chrono::steady_clock::now();
+    const std::uint64_t t0 = Kokkos::Impl::clock_tic();
+    std::uint64_t t = t0;
+    for (long spins = 0; t - t0 < ticks; ++spins) {
+      t = Kokkos::Impl::clock_tic();
+      if (t == t0 && spins > (1 << 20)) return 0.0;  // a clock that does not advance
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+    return seconds > 0 ? double(t - t0) / seconds : 0.0;
+  } else {
+    Kokkos::View<std::uint64_t, typename Exec::memory_space> passed("kps::bench::clock_ticks");
+    exec.fence();
+    Kokkos::Timer timer;
+    Kokkos::parallel_for(
+        "kps::bench::clock_rate", Kokkos::RangePolicy<Exec>(exec, 0, 1), KOKKOS_LAMBDA(int) {
+          const std::uint64_t t0 = Kokkos::Impl::clock_tic();
+          std::uint64_t t = t0;
+          for (long spins = 0; t - t0 < ticks; ++spins) {
+            t = Kokkos::Impl::clock_tic();
+            if (t == t0 && spins > (1 << 20)) break;  // a clock that does not advance
+          }
+          passed() = t - t0;
+        });
+    exec.fence();
+    const double seconds = timer.seconds();
+    std::uint64_t got = 0;
+    Kokkos::deep_copy(got, passed);
+    return got > 0 && seconds > 0 ? double(got) / seconds : 0.0;
+  }
+}
 
 /// Position i of the chain links its line to the line of position i + 1 (the last to the first).
 template <class Exec>
