@@ -143,44 +143,42 @@ struct LoadedChase {
   }
 };
 
-/// Ticks per second of the clock LoadedChase reads (Kokkos::Impl::clock_tic) on the space, over
-/// about `ticks` ticks. On a host space the calling thread reads that clock beside the steady
-/// clock (both count wall time: the thread's scheduling does not enter); on a device one thread
-/// reads it until `ticks` have passed and the host times the call (a launch of microseconds
-/// against milliseconds). 0 where the space's clock does not advance (a backend without one).
+/// Reads the space's clock (Kokkos::Impl::clock_tic) until `ticks` have passed; returns the ticks
+/// that passed, 0 where the clock does not advance (a backend without one).
+KOKKOS_INLINE_FUNCTION std::uint64_t spin_ticks(std::uint64_t ticks) {
+  const std::uint64_t t0 = Kokkos::Impl::clock_tic();
+  std::uint64_t t = t0;
+  for (long spins = 0; t - t0 < ticks; ++spins) {
+    t = Kokkos::Impl::clock_tic();
+    if (t == t0 && spins > (1 << 20)) return 0;
+  }
+  return t - t0;
+}
+
+/// Ticks per second of the clock LoadedChase reads, over about `ticks` ticks (spin_ticks): on a
+/// host space on the calling thread beside the steady clock (both count wall time: the thread's
+/// scheduling does not enter), on a device in one thread of a call the host times (a launch of
+/// microseconds against milliseconds). 0 where the space's clock does not advance.
 template <class Exec>
 double clock_tic_rate(const Exec& exec, std::uint64_t ticks) {
+  std::uint64_t passed = 0;
+  double seconds = 0;
   if constexpr (kps::impl::is_host_space_v<Exec>) {
-    (void)exec;
     const auto c0 = std::chrono::steady_clock::now();
-    const std::uint64_t t0 = Kokkos::Impl::clock_tic();
-    std::uint64_t t = t0;
-    for (long spins = 0; t - t0 < ticks; ++spins) {
-      t = Kokkos::Impl::clock_tic();
-      if (t == t0 && spins > (1 << 20)) return 0.0;  // a clock that does not advance
-    }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
-    return seconds > 0 ? double(t - t0) / seconds : 0.0;
+    passed = spin_ticks(ticks);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
   } else {
-    Kokkos::View<std::uint64_t, typename Exec::memory_space> passed("kps::bench::clock_ticks");
+    Kokkos::View<std::uint64_t, typename Exec::memory_space> on_device("kps::bench::clock_ticks");
     exec.fence();
     Kokkos::Timer timer;
     Kokkos::parallel_for(
-        "kps::bench::clock_rate", Kokkos::RangePolicy<Exec>(exec, 0, 1), KOKKOS_LAMBDA(int) {
-          const std::uint64_t t0 = Kokkos::Impl::clock_tic();
-          std::uint64_t t = t0;
-          for (long spins = 0; t - t0 < ticks; ++spins) {
-            t = Kokkos::Impl::clock_tic();
-            if (t == t0 && spins > (1 << 20)) break;  // a clock that does not advance
-          }
-          passed() = t - t0;
-        });
+        "kps::bench::clock_rate", Kokkos::RangePolicy<Exec>(exec, 0, 1),
+        KOKKOS_LAMBDA(int) { on_device() = spin_ticks(ticks); });
     exec.fence();
-    const double seconds = timer.seconds();
-    std::uint64_t got = 0;
-    Kokkos::deep_copy(got, passed);
-    return got > 0 && seconds > 0 ? double(got) / seconds : 0.0;
+    seconds = timer.seconds();
+    Kokkos::deep_copy(passed, on_device);
   }
+  return passed > 0 && seconds > 0 ? double(passed) / seconds : 0.0;
 }
 
 /// Position i of the chain links its line to the line of position i + 1 (the last to the first).
