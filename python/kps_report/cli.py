@@ -511,7 +511,7 @@ def cmd_tune_table(a, lay: Layout, argv) -> int:
 
 def cmd_slim(a, lay: Layout, argv) -> int:
     doc = gbench.slim(gbench.load(a.json), gbench.READ_AGGREGATES)
-    write_json(doc, Path(a.out))
+    write_json(doc, Path(a.out), compact=True)
     say(f"slimmed {a.json} into {a.out}: {len(doc['benchmarks'])} entries")
     return 0
 

@@ -10,6 +10,7 @@ cut off, `{}`, no context) stops the caller with one line naming it.
 from __future__ import annotations
 
 import json
+import math
 import re
 import statistics
 from collections import defaultdict
@@ -229,14 +230,28 @@ def bounds(rec: dict, key: str):
 # The aggregates a report reads: the median, and the spread as cv, min and max (mean and
 # stddev add nothing to them and make long sweeps a third larger).
 READ_AGGREGATES = ("median", "cv", "min", "max")
+# Significant digits a slimmed document keeps of each number: more than any timer here resolves
+# (a wall time of a few microseconds is read in nanoseconds), fewer than the float's 17.
+SLIM_DIGITS = 7
+
+
+def _rounded(x, digits: int = SLIM_DIGITS):
+    if isinstance(x, float) and math.isfinite(x):
+        return float(f"{x:.{digits}g}")
+    if isinstance(x, dict):
+        return {k: _rounded(v, digits) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_rounded(v, digits) for v in x]
+    return x
 
 
 def slim(doc: dict, keep: Optional[tuple] = None) -> dict:
     """Keeps the aggregates of each benchmark (mean, median, stddev, cv) and failed runs, and
     replaces the per-repetition entries by two aggregates of their own, `min` and `max`, so that
     long sweeps stay small and keep their spread; context kps_slimmed says so. `keep` (e.g.
-    READ_AGGREGATES) names the aggregates kept, of a document slimmed before too. A run without
-    repetitions (no aggregates) is returned as it is."""
+    READ_AGGREGATES) names the aggregates kept, of a document slimmed before too, and rounds the
+    benchmarks' numbers to SLIM_DIGITS significant digits (`kps slim`, for long sweeps to be
+    committed). A run without repetitions (no aggregates) is returned as it is."""
     if not any(b.get("aggregate_name") == "median" for b in doc["benchmarks"]):
         return doc
     reps = defaultdict(list)
@@ -260,11 +275,13 @@ def slim(doc: dict, keep: Optional[tuple] = None) -> dict:
                             e[k] = pick(vals)
                     kept.append(e)
     if keep is not None:
-        kept = [b for b in kept if b.get("run_type") != "aggregate" or b.get("aggregate_name") in keep]
+        kept = [_rounded(b) for b in kept if b.get("run_type") != "aggregate" or b.get("aggregate_name") in keep]
     doc["benchmarks"] = kept
     doc["context"]["kps_slimmed"] = ("per-repetition entries replaced by min and max aggregates (the "
                                      + (", ".join(keep) if keep is not None else "mean, median, stddev and cv")
-                                     + " aggregates kept)")
+                                     + " aggregates kept"
+                                     + (f"; numbers to {SLIM_DIGITS} significant digits" if keep is not None else "")
+                                     + ")")
     return doc
 
 

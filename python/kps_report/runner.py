@@ -469,11 +469,15 @@ def _shards(todo: list, runner: "Runner") -> list:
     return [(t, why) for _, t, why in sorted(out, key=lambda x: -x[0])]
 
 
-def write_json(doc: dict, path: Path, through: Optional[Path] = None) -> None:
-    """`doc` into `path` whole or not at all: written to `through` (default path.tmp), then moved."""
+def write_json(doc: dict, path: Path, through: Optional[Path] = None, compact: bool = False) -> None:
+    """`doc` into `path` whole or not at all: written to `through` (default path.tmp), then moved;
+    `compact`: without indentation or spaces (a long sweep's JSON a fifth smaller)."""
     tmp = through or path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1)
+        if compact:
+            json.dump(doc, f, separators=(",", ":"))
+        else:
+            json.dump(doc, f, indent=1)
     os.replace(tmp, path)
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import document, entries, write_json
+from conftest import document, entries, kps, write_json
 from kps_report import gbench
 from kps_report.errors import KpsError
 
@@ -107,3 +107,24 @@ def test_slim_keeps_the_aggregates_a_report_reads():
     for key in ("seconds", "wall_us"):
         assert r["spread"][key].cv == pytest.approx(full["spread"][key].cv)
         assert (r["spread"][key].lo, r["spread"][key].hi) == (full["spread"][key].lo, full["spread"][key].hi)
+
+
+
+def test_slim_for_committing_rounds_and_writes_compact(tmp_path):
+    doc = document(entries("reduce/tuned/double/4096", [10.123456789, 12.0, 11.0], unit="us",
+                           wall_us=[5.123456789, 7.0, 6.0]))
+    full = gbench.records(gbench.slim(json.loads(json.dumps(doc))))[0]
+    thin = gbench.slim(json.loads(json.dumps(doc)), gbench.READ_AGGREGATES)
+    assert "7 significant digits" in thin["context"]["kps_slimmed"]
+    lo = next(b for b in thin["benchmarks"] if b.get("aggregate_name") == "min")
+    assert lo["real_time"] == 10.12346 and lo["wall_us"] == 5.123457
+    (r,) = gbench.records(thin)
+    assert r["seconds"] == pytest.approx(full["seconds"], rel=1e-6)
+    assert r["spread"]["wall_us"].lo == pytest.approx(full["spread"]["wall_us"].lo, rel=1e-6)
+    src, out = tmp_path / "in.json", tmp_path / "out.json"
+    src.write_text(json.dumps(doc))
+    rc, _, err = kps("slim", src, "--out", out)
+    assert rc == 0, err
+    text = out.read_text()
+    assert "\n" not in text.strip() and '": ' not in text
+    assert gbench.records(json.loads(text))[0]["seconds"] == pytest.approx(r["seconds"])
