@@ -471,7 +471,7 @@ def _shards(todo: list, runner: "Runner") -> list:
 
 def write_json(doc: dict, path: Path, through: Optional[Path] = None, compact: bool = False) -> None:
     """`doc` into `path` whole or not at all: written to `through` (default path.tmp), then moved;
-    `compact`: without indentation or spaces (a long sweep's JSON a fifth smaller)."""
+    `compact`: without indentation or spaces (a long sweep's JSON about a sixth smaller)."""
     tmp = through or path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8") as f:
         if compact:

@@ -109,7 +109,6 @@ def test_slim_keeps_the_aggregates_a_report_reads():
         assert (r["spread"][key].lo, r["spread"][key].hi) == (full["spread"][key].lo, full["spread"][key].hi)
 
 
-
 def test_slim_for_committing_rounds_and_writes_compact(tmp_path):
     doc = document(entries("reduce/tuned/double/4096", [10.123456789, 12.0, 11.0], unit="us",
                            wall_us=[5.123456789, 7.0, 6.0]))
