@@ -40,7 +40,8 @@
 // counter `rounds`): ratio_to_copy, the read bandwidth over the read bandwidth implied by a
 // device copy of the same bytes; ratio_to_read (sums), the time of a pure streaming read of the
 // same bytes (kernels/stream_read.hpp) over this one's, and launch_floor_wall_us, an empty launch
-// and its fence; on CUDA ratio_to_cub (sums), CUB's time over this one's, and ratio_to_cub_cccl,
+// and its fence (on the OpenMP backend also openmp_floor_wall_us, an empty OpenMP region, the
+// floor of the openmp peer's calls); on CUDA ratio_to_cub (sums), CUB's time over this one's, and ratio_to_cub_cccl,
 // a newer CCCL's (KPS_CCCL_ROOT); and
 // the targets' peers, each its time over this one's: ratio_to_kokkos (reduce/tuned,
 // reduce_async/tuned: Kokkos' parallel_reduce), ratio_to_kokkos_kernels (dot/kps:
@@ -125,7 +126,8 @@ std::vector<SumPeer<T>> round_sum_peers(bool sweep = false) {
 /// for sums the streaming read, the empty launch and the space's peers, then the variant's own.
 template <class T, bool Async = false>
 std::size_t reduction_calls(int inputs, std::size_t peers, bool sweep = false) {
-  return 2 + (inputs == 1 ? 2 + round_sum_peers<T, Async>(sweep).size() : 0) + peers;
+  return 2 + (inputs == 1 ? 2 + round_sum_peers<T, Async>(sweep).size() + (sweep ? 0 : kps::bench::peers().floors().size()) : 0) +
+         peers;
 }
 /// The rounds of a reduction of N elements of T (registration: add_rounds).
 template <class T, bool Async = false>
@@ -238,6 +240,14 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
       before.resize(calls.size());
       before.back() = p.before;
     }
+    // The floors of the space's peers' runtimes (Peers::add_floor: an empty OpenMP region), beside
+    // launch_floor; not in the sweeps' rounds, which time kps' configurations alone.
+    if (inputs == 1 && !is_sweep(rounds))
+      for (const auto& [name, floor] : kps::bench::peers().floors()) {
+        calls.push_back(floor);
+        names.push_back(name);
+        waits.push_back(true);
+      }
     for (const auto& p : peers) {
       calls.push_back([&] { run(p.call); });
       names.push_back(p.name);
@@ -278,9 +288,11 @@ void run_reduction(benchmark::State& state, std::size_t n, int inputs, const std
     if (!t.gpu.empty()) state.counters["gpu_us"] = 1e6 * t.gpu[0];
     state.counters["rounds"] = static_cast<double>(t.rounds);
     for (std::size_t k = 1; k < names.size(); ++k) {
-      // the copy's ratio is above; the launch floor is no peer, its wall time says what it is
+      // the copy's ratio is above; a floor (launch_floor, a peer runtime's) is no peer, its wall
+      // time says what it is
       const bool is_wrong = std::find(wrong.begin(), wrong.end(), names[k]) != wrong.end();
-      if (k > 1 && names[k] != "launch_floor" && !is_wrong) state.counters["ratio_to_" + names[k]] = t.wall[k] / t.wall[0];
+      const bool is_floor = names[k].size() >= 6 && names[k].compare(names[k].size() - 6, 6, "_floor") == 0;
+      if (k > 1 && !is_floor && !is_wrong) state.counters["ratio_to_" + names[k]] = t.wall[k] / t.wall[0];
       state.counters[names[k] + "_wall_us"] = 1e6 * t.wall[k];
       if (!t.gpu.empty()) state.counters[names[k] + "_gpu_us"] = 1e6 * t.gpu[k];
     }

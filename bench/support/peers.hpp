@@ -91,6 +91,12 @@ class Peers {
   /// space's threads). Empty: nothing to wait for.
   void set_before_own(std::function<void()> f) { before_own_ = std::move(f); }
   const std::function<void()>& before_own() const { return before_own_; }
+  /// An empty call of the runtime a peer of the rounds runs on (`openmp_floor`: an empty OpenMP
+  /// parallel region), timed in the sums' rounds beside launch_floor (Kokkos' empty launch): the
+  /// floor of that peer's calls as launch_floor is kps'. At sizes where a call lasts a few
+  /// microseconds the two floors differ by more than the work does.
+  void add_floor(std::string name, std::function<void()> call) { floors_.push_back({std::move(name), std::move(call)}); }
+  const std::vector<std::pair<std::string, std::function<void()>>>& floors() const { return floors_; }
 
  private:
   template <template <class> class P>
@@ -100,6 +106,7 @@ class Peers {
   ByType<SumPeer> sums_;
   std::vector<std::string> notes_;
   std::function<void()> before_own_;
+  std::vector<std::pair<std::string, std::function<void()>>> floors_;
 };
 
 /// A backend folder's provider: adds the peers it has for Exec (none where they cannot run on it).

@@ -68,3 +68,17 @@ def test_cpu_targets_openmp_and_serial():
     md = targets.cpu_table(recs, "reduce", "tuned", "cmd", "Serial")
     assert "2 of 2 targets met" in md
     assert "/ best CPU peer (≥ 0.95)" in md and "| int64 | 2^28 | 9 | 1.2 | — | — | 1.2 (serial_loop) | 0.5 |" in md
+
+
+def test_cpu_sum_targets_show_the_runtimes_floors_where_timed():
+    recs = [rec("reduce", "tuned", "int32", 1 << 16, **{"GB/s": 37.0}, ratio_to_openmp=0.85, ratio_to_read=0.85,
+                wall_us=7.1, openmp_wall_us=6.1, launch_floor_wall_us=5.5, openmp_floor_wall_us=4.4),
+            rec("reduce", "tuned", "int32", 1 << 26, **{"GB/s": 99.0}, ratio_to_openmp=1.1, ratio_to_read=1.1,
+                wall_us=2700, openmp_wall_us=3000, launch_floor_wall_us=5.4, openmp_floor_wall_us=4.5)]
+    md = targets.cpu_table(recs, "reduce", "tuned", "cmd", "OpenMP")
+    assert "µs: call / openmp / Kokkos' empty launch / empty OpenMP region" in md
+    assert "| 7.1 / 6.1 / 5.5 / 4.4 |" in md
+    assert md.rstrip().endswith("| 1.1 |  |")      # past 2^20 the column stays empty
+    # Without the OpenMP floor (older JSON, other backends) no such column.
+    del recs[0]["openmp_floor_wall_us"], recs[1]["openmp_floor_wall_us"]
+    assert "empty OpenMP region" not in targets.cpu_table(recs, "reduce", "tuned", "cmd", "OpenMP")

@@ -98,6 +98,10 @@ CPU_BOUND_SIZES = (1 << 26, 1 << 30)
 CPU_BOUND_TARGET = {"scan": 0.80, "reduce": 0.90}
 CPU_PEERS = ("serial_loop", "openmp", "tbb")
 SERIAL_LOOP_TARGET = 0.95
+# The host targets table's floors column (cpu_table): the call, OpenMP's reduction and the two
+# runtimes' empty calls, in microseconds, up to this size.
+FLOOR_KEYS = ("wall_us", "openmp_wall_us", "launch_floor_wall_us", "openmp_floor_wall_us")
+FLOORS_TO = 1 << 20
 
 
 def _gbps(r):
@@ -149,6 +153,10 @@ def cpu_table(records, family: str, variant: str, command: str, backend: str = "
     target = CPU_BOUND_TARGET[family]
     peer_target = SERIAL_LOOP_TARGET if serial else 1.0
     bound_name = "fastest copy" if family == "scan" else "read"
+    # Where the rounds timed an empty OpenMP region (openmp_floor_wall_us) beside Kokkos' empty
+    # launch: the calls' and the two runtimes' floors in microseconds, to the size where a call
+    # stops being mostly its fork and join.
+    floors = family == "reduce" and any(r.get("openmp_floor_wall_us") for r in rs)
     rows, met, total, separate = [], 0, 0, False
     for t in gbench.TYPES:
         for r in sorted((r for r in rs if r["type"] == t), key=lambda r: r["n"]):
@@ -172,10 +180,14 @@ def cpu_table(records, family: str, variant: str, command: str, backend: str = "
                 cells.append(_cell(b, target))
             else:
                 cells.append(fmt(b) if b is not None else "—")
+            if floors:
+                cells.append(" / ".join(fmt(r.get(k)) if r.get(k) else "—" for k in FLOOR_KEYS)
+                             if r["n"] <= FLOORS_TO else "")
             rows.append(cells)
     head = (["type", "N", f"{variant} GB/s"] + [f"/ {p}" for p in CPU_PEERS]
             + [f"/ best CPU peer (≥ {peer_target})",
-               f"/ {bound_name}" + ("" if serial else f" (≥ {target}, 2^26..2^30)")])
+               f"/ {bound_name}" + ("" if serial else f" (≥ {target}, 2^26..2^30)")]
+            + (["µs: call / openmp / Kokkos' empty launch / empty OpenMP region"] if floors else []))
     note = (" `(s)`: a peer those rounds did not time, the ratio of its own run's GB/s (an older run timed "
             "oneTBB alone in a process of its own: kps' rounds interleave calls that leave dirty or evicted lines "
             "behind, its own rounds did not, which favours it at sizes within the caches and by about 10 % at the "
