@@ -26,7 +26,8 @@ struct ReducePolicy {
   /// Teams taken by the backend's threads as they free up (Kokkos::Schedule<Dynamic>: work
   /// stealing on OpenMP) instead of in one fixed block per thread: where a host backend's threads
   /// run at uneven speeds, a league of many teams then keeps every thread busy to the end. GPUs
-  /// schedule their blocks in hardware: ignored there.
+  /// schedule their blocks in hardware: ignored there; so is a league of one wave or fewer teams
+  /// (at most one team per thread: nothing to balance, and the sweep times no such point).
   bool dynamic_teams = false;
 };
 
