@@ -107,6 +107,7 @@ class Sweep:
     tolerance: float
     text: str
     verify_doc: Optional[dict]
+    pool: bool = False  # study.json's pool_launches: a launch's points timed as one (reduce_tune.pool_equivalent)
 
 
 def load_sweep(folder: Path, study: Optional[Study]) -> Optional[Sweep]:
@@ -114,10 +115,11 @@ def load_sweep(folder: Path, study: Optional[Study]) -> Optional[Sweep]:
     if scale:
         ids = [j["id"] for j in study.tune[scale]["runs"] if (folder / f"{j['id']}.json").exists()]
         tolerance = float(study.tune[scale].get("merge_tolerance", reduce_tune.TOLERANCE))
+        pool = bool(study.tune[scale].get("pool_launches", False))
         text = sweep_text(scale, sweep_jobs(study, scale))
     else:  # a sweep of an older definition: every JSON but the verification
         ids = sorted(p.stem for p in folder.glob("*.json") if p.stem != VERIFY and not _is_scan(p.stem))
-        tolerance, text = reduce_tune.TOLERANCE, "the sweep JSON in this folder"
+        tolerance, text, pool = reduce_tune.TOLERANCE, "the sweep JSON in this folder", False
     if not ids:
         return None
     docs = [gbench.load(folder / f"{i}.json") for i in ids]
@@ -128,7 +130,7 @@ def load_sweep(folder: Path, study: Optional[Study]) -> Optional[Sweep]:
         ctx.update(d["context"])
     vpath = folder / f"{VERIFY}.json"
     return Sweep(scale, ctx, docs, [r for d in docs for r in gbench.records(d)], tolerance, text,
-                 gbench.load(vpath) if vpath.exists() else None)
+                 gbench.load(vpath) if vpath.exists() else None, pool)
 
 
 @dataclass
@@ -186,12 +188,13 @@ def render_folder(folder: Path, figures: Figures, study: Optional[Study] = None,
     bench_cmds = commands(sweep.docs) + (commands(scan.docs) if scan else [])
     # (a host's tune block `<scale>-host` is what `--scale <scale>` runs there: tune_key)
     command = f"{prog} tune --scale {sweep.scale.removesuffix('-host')}" if sweep.scale else f"{prog} tune-table DIR"
-    table = reduce_tune.table_only(sweep.records, sweep.ctx, sweep.text, command, bench_cmds, sweep.tolerance)
+    table = reduce_tune.table_only(sweep.records, sweep.ctx, sweep.text, command, bench_cmds, sweep.tolerance,
+                                   sweep.pool)
     if table is None:
         return None
     verify = _verified(sweep, table)
     md, table, failed = reduce_tune.analyze(sweep.records, sweep.ctx, figures.folder(), sweep.text, command,
-                                            bench_cmds, tolerance=sweep.tolerance, verify=verify)
+                                            bench_cmds, tolerance=sweep.tolerance, verify=verify, pool=sweep.pool)
     scan_md, scan_verified = "", False
     scan_lines = scan_tune.table_lines(scan.records, scan.tolerance) if scan else []
     if scan_lines:
@@ -223,10 +226,10 @@ def check_counts(folder: Path, study: Optional[Study]):
     sweep = load_sweep(folder, study)
     if sweep is None:
         return None
-    table = reduce_tune.table_only(sweep.records, sweep.ctx, tolerance=sweep.tolerance)
+    table = reduce_tune.table_only(sweep.records, sweep.ctx, tolerance=sweep.tolerance, pool=sweep.pool)
     if table is None:
         return None
-    return reduce_tune.check_counts(sweep.records, sweep.ctx, sweep.tolerance, _verified(sweep, table))
+    return reduce_tune.check_counts(sweep.records, sweep.ctx, sweep.tolerance, _verified(sweep, table), sweep.pool)
 
 
 def verify_task(run_id: str, spec: dict, where: str, sweep_docs: list, filter_of, sha: str, table: Path,

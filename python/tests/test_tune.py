@@ -170,6 +170,36 @@ class Tune(unittest.TestCase):
             if c == tune.Config(*D):
                 self.assertEqual(sizes, [LARGE[-1]])
 
+    def test_points_of_one_launch_are_timed_as_one_where_pooled(self):
+        # At n = 2048 (concurrency 1024, one wave of team 64 = 16 teams) the capped points of
+        # team 64 with 2 and 6 items launch the same 16 teams reading pairs of int32 (the width
+        # divides the items): one launch, measured 10 and 14 us; the seed's point of 64 x 2
+        # launches those 16 teams too. Team 64 x 3 items reads single elements: another launch.
+        times = {("int32", 2048, "capped", 64, 2, 1): 10.0, ("int32", 2048, "capped", 64, 6, 1): 14.0,
+                 ("int32", 2048, "seed", 64, 2, 0): 12.0, ("int32", 2048, "seed", 64, 3, 0): 11.0}
+        points = tune.sweep_points(records(sweep_doc(times)))
+        launch = {c: tune.launch(c, "int32", 2048, 1024) for c in points["int32"][2048]}
+        self.assertEqual(launch[tune.Config("capped", 64, 2, 1)], (64, 16, 2, False))
+        self.assertEqual(launch[tune.Config("capped", 64, 6, 1)], (64, 16, 2, False))
+        self.assertEqual(launch[tune.Config("seed", 64, 2, 0)], (64, 16, 2, False))
+        self.assertEqual(launch[tune.Config("seed", 64, 3, 0)], (64, 11, 1, False))
+        pooled = tune.pool_equivalent(points, 1024)["int32"][2048]
+        for c in (tune.Config("capped", 64, 2, 1), tune.Config("capped", 64, 6, 1), tune.Config("seed", 64, 2, 0)):
+            self.assertAlmostEqual(pooled[c]["tune_seconds"], 12e-6)        # the launch's median
+        self.assertAlmostEqual(pooled[tune.Config("capped", 64, 6, 1)]["own_seconds"], 14e-6)
+        self.assertAlmostEqual(pooled[tune.Config("seed", 64, 3, 0)]["tune_seconds"], 11e-6)  # a launch of its own
+        # Unpooled the luckiest copy (10 us) is the optimum; pooled the other launch is (11 us).
+        self.assertEqual(tune.optima(points, 1024)["int32"][2048][0], tune.Config("capped", 64, 2, 1))
+        self.assertEqual(tune.optima({"int32": {2048: pooled}}, 1024)["int32"][2048][0], tune.Config("seed", 64, 3, 0))
+        # Dynamic teams are a launch of their own only past one wave; an unknown concurrency pools nothing.
+        self.assertFalse(tune.launch(tune.Config("dynamic", 64, 2, 0), "int32", 2048, 1024)[3])
+        self.assertTrue(tune.launch(tune.Config("dynamic", 64, 2, 0), "int32", 4096, 1024)[3])
+        self.assertIs(tune.pool_equivalent(points, 0), points)
+        # The table says so where a block pools.
+        _, _, rows, source = self.analyse(canned())
+        self.assertIn("timed as one", tune.table_text(CTX, rows, source, 1024, pool=True))
+        self.assertNotIn("timed as one", tune.table_text(CTX, rows, source, 1024))
+
     def test_same_size_copies(self):
         _, _, rows, source = self.analyse(canned())
         self.assertEqual(source, {"int32": "int32", "float": "int32"})

@@ -37,6 +37,7 @@ from kps_report.text import fmt, markdown_table, pow2, slug
 TOLERANCE = 0.03      # "similar optima": within 3 % of a size's best time (study.json may set its own)
 TARGET_BEST = 1.05    # tuned (or the table's entry) within 5 % of the sweep's best
 TYPE_SIZE = gbench.TYPE_SIZE
+MAX_LEAGUE = 1 << 24  # kps::impl::max_league_size: a larger league loops
 LARGE_N = 1 << 26     # from here the CUB and bandwidth targets apply
 TARGET_CUB = 1.0
 # One color per team size in every sweep figure (host and GPU sizes).
@@ -100,6 +101,55 @@ def sweep_points(records):
         rec = dict(r, tune_seconds=r["wall_us"] * 1e-6 if wall else r["seconds"], tune_key="wall_us" if wall else "seconds")
         out.setdefault(r["type"], {}).setdefault(r["n"], {})[c] = rec
     return out
+
+
+def launch(c, t, n, concurrency):
+    """What configuration c launches at (t, n): (team, league, vector width, dynamic). The kernel
+    reads nothing else (ReduceKernel: each thread's share from the team, the league and the
+    width): items per thread only set the seed's league and the width (kps/reduce/dispatch.hpp:
+    validate, reduce_into), so two points of the sweep with the same launch are one
+    configuration measured twice. A capped point launches its cap; a dynamic one its seed's
+    league, taken dynamically only past one wave (reduce_into)."""
+    v = min(4, 16 // TYPE_SIZE[t])
+    while v > 1 and c.items % v:
+        v //= 2
+    seed = min(max(1, math.ceil(n / (c.team * c.items))), MAX_LEAGUE)
+    league = c.league(concurrency) if c.waves else seed
+    return (c.team, league, v, c.variant == "dynamic" and league > max(1, concurrency // c.team))
+
+
+def pool_equivalent(points, concurrency):
+    """points (sweep_points) with the points of one launch at each (type, N) (launch) timed as
+    one: each keeps its own time as `own_seconds` and is tuned on the median of its launch's
+    points (`tune_seconds`). In the 16-core node's sweep of 2026-11-29 the eight points of one
+    launch at double 2^20 (one wave of 16 one-thread teams reading 16-byte vectors, 2 to 32768
+    items) read 22.1-36.0 us, each a median of three interleaved repetitions: the optimum of one
+    size was the luckiest copy of a launch, and every size got a row of its own. Pooled, a size's
+    optimum is a launch. Unchanged where the concurrency is unknown (0)."""
+    if concurrency <= 0:
+        return points
+    out = {}
+    for t, by_n in points.items():
+        for n, pts in by_n.items():
+            groups = {}
+            for c in pts:
+                groups.setdefault(launch(c, t, n, concurrency), []).append(c)
+            pooled = {}
+            for members in groups.values():
+                ts = sorted(pts[c]["tune_seconds"] for c in members)
+                mid = len(ts) // 2
+                median = ts[mid] if len(ts) % 2 else 0.5 * (ts[mid - 1] + ts[mid])
+                for c in members:
+                    pooled[c] = dict(pts[c], tune_seconds=median, own_seconds=pts[c]["tune_seconds"])
+            out.setdefault(t, {})[n] = pooled
+    return out
+
+
+def _points(records, concurrency, pool):
+    """sweep_points of the records without errors, each launch's points pooled where `pool`
+    (study.json's tune block: pool_launches)."""
+    points = sweep_points([r for r in records if "error" not in r])
+    return pool_equivalent(points, concurrency) if pool else points
 
 
 def gbps(r, seconds):
@@ -194,12 +244,15 @@ def lookup(rows_t, n):
     return None
 
 
-def table_text(ctx, rows, source, concurrency, sweep="", command="", bench_commands=(), tolerance=TOLERANCE):
+def table_text(ctx, rows, source, concurrency, sweep="", command="", bench_commands=(), tolerance=TOLERANCE,
+               pool=False):
     head = [
         "# kps tuning table: the tuned kps::reduce_sum / kps::dot read its reduce rows, kps::exclusive_scan's",
         "# `automatic` its scan rows (format: src/kps/tuning/table.hpp). Written by `kps tune` from the sweep below;",
         "# the ranges merge sizes whose optima are within "
-        f"{tolerance:.0%} of each other (studies/reduce/README.md).",
+        f"{tolerance:.0%} of each other (studies/reduce/README.md)"
+        + ("; the points of one launch (team, league, vector width,\n# schedule) are timed as one, "
+           "their median." if pool else "."),
         "kps-tuning-table 1",
         f"device = {ctx.get('device', 'unknown')}",
         f"backend = {ctx.get('backend', 'unknown')}",
@@ -265,7 +318,8 @@ def plot_size(path: Path, t, n, pts, best, ctx) -> bool:
         b = gbench.bounds(r, key)
         scale = 1.0 if key == "wall_us" else 1e6
         spread = (b[0] * scale, b[1] * scale) if b and not c.waves else None
-        curves.setdefault((c.team, c.waves, c.variant == "dynamic"), []).append((x, r["tune_seconds"] * 1e6, spread))
+        own = r.get("own_seconds", r["tune_seconds"])  # the point's own time, not its launch's (pool_equivalent)
+        curves.setdefault((c.team, c.waves, c.variant == "dynamic"), []).append((x, own * 1e6, spread))
     series = []
     for (team, waves, dynamic), xy in sorted(curves.items()):
         if dynamic:  # the seed's league with dynamic teams: a dashed curve beside the seed's
@@ -369,21 +423,21 @@ def verify_checks(records, best, rows, concurrency):
     return out, failed, unread
 
 
-def table_only(records, ctx, sweep="", command="", bench_commands=(), tolerance=TOLERANCE):
+def table_only(records, ctx, sweep="", command="", bench_commands=(), tolerance=TOLERANCE, pool=False):
     """The table text alone (no files written), or None without sweep results."""
     concurrency = int(ctx.get("kokkos_concurrency", 0) or 0)
-    points = sweep_points([r for r in records if "error" not in r])
+    points = _points(records, concurrency, pool)
     if not points:
         return None
     rows, source = build_rows(points, optima(points, concurrency), concurrency, tolerance)
-    return table_text(ctx, rows, source, concurrency, sweep, command, bench_commands, tolerance)
+    return table_text(ctx, rows, source, concurrency, sweep, command, bench_commands, tolerance, pool)
 
 
-def check_counts(records, ctx, tolerance=TOLERANCE, verify=()):
+def check_counts(records, ctx, tolerance=TOLERANCE, verify=(), pool=False):
     """(sizes whose table entry is within TARGET_BEST of the optimum, swept sizes, verified sizes
     meeting every target, verified sizes), or None without sweep results: the summary's figures."""
     concurrency = int(ctx.get("kokkos_concurrency", 0) or 0)
-    points = sweep_points([r for r in records if "error" not in r])
+    points = _points(records, concurrency, pool)
     if not points:
         return None
     best = optima(points, concurrency)
@@ -417,14 +471,14 @@ def fingerprint(text):
 
 
 def analyze(records, ctx, outdir, sweep="", command="", bench_commands=(), link_prefix="", figures_in_md=True,
-            tolerance=TOLERANCE, verify=()):
+            tolerance=TOLERANCE, verify=(), pool=False):
     """Records (gbench.records of the sweep JSON) and `verify` (those of the verification run
     of this table) -> Markdown; writes CSV and PNG under outdir (image links in the Markdown
     are link_prefix + file name). Returns (markdown, table text or None, number of failed checks)."""
     outdir = Path(outdir)
     concurrency = int(ctx.get("kokkos_concurrency", 0) or 0)
     failures, ok = gbench.split_failures(records)
-    points = sweep_points(ok)
+    points = _points(ok, concurrency, pool)
     md = ["### Tuning sweep: the seed's method\n"]  # (one level down where a report embeds it)
     if failures:
         md.append(failures)
@@ -437,10 +491,10 @@ def analyze(records, ctx, outdir, sweep="", command="", bench_commands=(), link_
 
     write_csv(outdir / "sweep.csv",
               ["type", "n", "variant", "team", "items", "waves", "league", "load_per_thread", "seconds", "GB/s",
-               "loop_seconds", "loop_GB/s", "ratio_to_copy", "ratio_to_cub"],
+               "loop_seconds", "loop_GB/s", "ratio_to_copy", "ratio_to_cub", "launch_seconds"],
               [[t, n, c.variant, c.team, c.items, c.waves, r.get("league"), r.get("load_per_thread"),
-                r["tune_seconds"], gbps(r, r["tune_seconds"]), r["seconds"], r.get("GB/s"), r.get("ratio_to_copy"),
-                r.get("ratio_to_cub")]
+                r.get("own_seconds", r["tune_seconds"]), gbps(r, r.get("own_seconds", r["tune_seconds"])), r["seconds"],
+                r.get("GB/s"), r.get("ratio_to_copy"), r.get("ratio_to_cub"), r["tune_seconds"]]
                for t in sorted(points) for n in sorted(points[t]) for c, r in sorted(points[t][n].items())])
 
     # Optimum per size and the table's choice there.
@@ -515,5 +569,5 @@ def analyze(records, ctx, outdir, sweep="", command="", bench_commands=(), link_
     if figures and figures_in_md:
         md.append("\n#### Time against load per thread (one figure per size; the star is the optimum)\n")
         md.append("\n".join(figures) + "\n")
-    text = table_text(ctx, rows, source, concurrency, sweep, command, bench_commands, tolerance)
+    text = table_text(ctx, rows, source, concurrency, sweep, command, bench_commands, tolerance, pool)
     return "\n".join(md), text, table_failed + vfailed
