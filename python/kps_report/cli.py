@@ -11,6 +11,7 @@ and exits 130.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import signal
 import sys
@@ -453,7 +454,10 @@ def cmd_tune(a, lay: Layout, argv) -> int:
     say(f"tune: wrote {lay.display(table)}")
     if not a.no_verify and (not only or tuning.VERIFY in only):
         vtask = tuning.verify_task(tuning.VERIFY, spec["verify"], "study.json tune verify",
-                                   [gbench.load(dest / f"{j.id}.json") for j in jobs], reduce_tune.verify_filter,
+                                   [gbench.load(dest / f"{j.id}.json") for j in jobs],
+                                   functools.partial(reduce_tune.verify_filter,
+                                                     concurrency=int(ctx.get("kokkos_concurrency", 0) or 0),
+                                                     pool=bool(spec.get("pool_launches", False))),
                                    reduce_tune.fingerprint(rendered.table_text), table,
                                    a.force or not rendered.verified, dest,
                                    {**OMP_ENV, "KPS_REDUCE_TABLE": str(table.resolve())})  # (older kps-bench)

@@ -158,6 +158,22 @@ class Tune(unittest.TestCase):
         self.assertEqual(tune.benchmark_name("int32", 1000000, tune.Config(*D)),
                          "reduce_sweep/dynamic/int32/1000000/team:256/items:16")
 
+    def test_a_stand_in_never_labels_a_row_dynamic(self):
+        # At the small sizes the seed's B is best and D (B's league, dynamic) has no point of its
+        # own there (B's league is one team, one wave at most): B's time stands in for it, a tie.
+        # At 20000 (5 teams, past one wave of 4) D was timed and is slow, A is best; at the large
+        # sizes D is best. The small sizes' row is B's, static: labelled dynamic from the stand-in,
+        # the sizes past its last (leagues past one wave) would run D's slow schedule.
+        D = ("dynamic", 256, 16, 0)
+        over = {("int32", n) + A: 15.0 for n in SMALL}
+        over.update({("int32", n) + B: 10.0 for n in SMALL})
+        over.update({("int32", 20000) + A: 10.0, ("int32", 20000) + B: 30.0, ("int32", 20000) + D: 500.0})
+        over.update({("int32", n) + D: 80.0 for n in LARGE})
+        points, best, rows, _ = self.analyse(canned(over))
+        self.assertAlmostEqual(tune.config_seconds(points["int32"][SMALL[0]], tune.Config(*D), SMALL[0], 1024), 10e-6)
+        self.assertEqual([r[4] for r in rows["int32"]], [SMALL, [20000], LARGE])
+        self.assertEqual([r[2] for r in rows["int32"]], [tune.Config(*B), tune.Config(*A), tune.Config(*D)])
+
     def test_dynamic_teams_without_a_point_past_one_wave_have_no_time(self):
         # A sweep run before the knob has no dynamic point at a size where the seed's league is
         # more than one wave: the seed's (static) time does not stand in there, so a row measured

@@ -206,7 +206,11 @@ def group_sizes(points_t, best_t, concurrency, tolerance=TOLERANCE):
     for ns, cands in groups:
         def score(c):
             rs = [ratio(points_t, c, n, best_t[n][1], concurrency) for n in ns]
-            return (max(rs), sum(rs) / len(rs), c.waves, c)
+            # ties go to the static schedule: where the seed's league is one wave or less the seed's
+            # point stands in for the dynamic one (config_seconds), and a row labelled dynamic from
+            # that stand-in runs teams dynamically past the swept size (int32 1449..2896 on the
+            # 16-core node: 17-23 teams taken dynamically, 276 us at 2^12 in the sweep against 6.2 static)
+            return (max(rs), sum(rs) / len(rs), c.waves, c.variant == "dynamic", c)
         pick = min(cands, key=score)
         out.append((ns, pick, score(pick)[0]))
     # Rows that do not beat a neighbour by more than the sweep's spread at their sizes go (the
@@ -336,6 +340,7 @@ def plot_size(path: Path, t, n, pts, best, ctx) -> bool:
                                    marker="o" if not waves else ("^" if waves == 1 else "s")))
     c, s = best
     bx = x_of(c, pts[c])
+    s = pts[c].get("own_seconds", s)  # the star on its point's own time (pooled: the launch's median is s)
     capped = "\ncapped leagues: points spread around their load by items, fewer to more" if items_of else ""
     fig = plots.Figure(f"reduce {t}, N = {n}: time against load per thread",
                        "load per thread (elements: N / (team size x league))" + capped, "time per call (µs, median)",
@@ -348,11 +353,11 @@ def benchmark_name(t, n, c):
     return f"reduce_sweep/{c.variant}/{t}/{n}/team:{c.team}/items:{c.items}" + (f"/waves:{c.waves}" if c.waves else "")
 
 
-def verify_filter(records, base):
+def verify_filter(records, base, concurrency=0, pool=False):
     """The verification run's benchmark filter: `base` (reduce/tuned, kokkos, cub) plus each
     swept (type, N)'s optimum, re-measured in the same run so that tuned is compared with it
     under the same conditions (a machine's speed drifts between runs, a shared host's a lot)."""
-    points = sweep_points([r for r in records if "error" not in r])
+    points = _points(records, concurrency, pool)  # the optima the analysis picks (pooled where the block pools)
     best = optima(points, 0)
     names = sorted(re.escape(benchmark_name(t, n, c)) for t in best for n, (c, _) in best[t].items())
     return base + ("|^(" + "|".join(names) + ")/" if names else "")
