@@ -27,6 +27,7 @@ import csv
 import hashlib
 import math
 import re
+import statistics
 from pathlib import Path
 
 from kps_report import gbench, plots
@@ -136,9 +137,7 @@ def pool_equivalent(points, concurrency):
                 groups.setdefault(launch(c, t, n, concurrency), []).append(c)
             pooled = {}
             for members in groups.values():
-                ts = sorted(pts[c]["tune_seconds"] for c in members)
-                mid = len(ts) // 2
-                median = ts[mid] if len(ts) % 2 else 0.5 * (ts[mid - 1] + ts[mid])
+                median = statistics.median(pts[c]["tune_seconds"] for c in members)
                 for c in members:
                     pooled[c] = dict(pts[c], tune_seconds=median, own_seconds=pts[c]["tune_seconds"])
             out.setdefault(t, {})[n] = pooled
