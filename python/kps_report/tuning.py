@@ -116,7 +116,7 @@ def load_sweep(folder: Path, study: Optional[Study]) -> Optional[Sweep]:
         ids = [j["id"] for j in study.tune[scale]["runs"] if (folder / f"{j['id']}.json").exists()]
         tolerance = float(study.tune[scale].get("merge_tolerance", reduce_tune.TOLERANCE))
         pool = bool(study.tune[scale].get("pool_launches", False))
-        text = sweep_text(scale, sweep_jobs(study, scale))
+        text = sweep_text(scale, [j for j in sweep_jobs(study, scale) if j.id in ids])  # the runs that ran
     else:  # a sweep of an older definition: every JSON but the verification
         ids = sorted(p.stem for p in folder.glob("*.json") if p.stem != VERIFY and not _is_scan(p.stem))
         tolerance, text, pool = reduce_tune.TOLERANCE, "the sweep JSON in this folder", False

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kps_report import gbench, tuning
 from kps_report.analyses import reduce_tune as tune
+from kps_report.analyses.common import row_source
 
 CTX = {"device": "Test GPU 9000", "backend": "Cuda", "kokkos_concurrency": "1024", "device_compute_units": "4",
        "device_compute_capability": "9.0", "device_memory_bytes": "85017493504", "date": "2025-01-01T00:00:00", "kps_git_revision": "abc"}
@@ -173,6 +174,35 @@ class Tune(unittest.TestCase):
         self.assertAlmostEqual(tune.config_seconds(points["int32"][SMALL[0]], tune.Config(*D), SMALL[0], 1024), 10e-6)
         self.assertEqual([r[4] for r in rows["int32"]], [SMALL, [20000], LARGE])
         self.assertEqual([r[2] for r in rows["int32"]], [tune.Config(*B), tune.Config(*A), tune.Config(*D)])
+
+    def test_a_type_swept_in_the_caches_alone_takes_its_size_mates_rows_past_them(self):
+        # int64 swept at the small sizes alone (B best there), double at every size (A small, B
+        # large): int64 keeps its own row to the geometric mean of its last size and double's next
+        # (isqrt(4000 * 10^6) = 63245) and takes double's rows past it, named as double's.
+        times = {}
+        for n in SMALL:
+            times[("double", n) + A], times[("double", n) + B] = 10.0, 15.0
+            times[("int64", n) + A], times[("int64", n) + B] = 15.0, 10.0
+        for n in LARGE:
+            times[("double", n) + A], times[("double", n) + B] = 200.0, 100.0
+        points, best, rows, source = self.analyse(times)
+        self.assertEqual(source["int64"], "int64")
+        self.assertEqual([(lo, hi, c) for lo, hi, c, _, _ in rows["int64"]],
+                         [(0, 63245, tune.Config(*B)), (63246, None, tune.Config(*B))])
+        self.assertEqual([(lo, hi, c) for lo, hi, c, _, _ in rows["double"]],
+                         [(0, 63245, tune.Config(*A)), (63246, None, tune.Config(*B))])
+        self.assertEqual([row_source("int64", r[4], source) for r in rows["int64"]], ["int64", "double"])
+        text = tune.table_text(CTX, rows, source, 1024)
+        int64 = [l for l in text.splitlines() if l.startswith("reduce int64")]
+        self.assertIn("worst 1.000 x best at swept N", int64[0])
+        self.assertIn("# from double (same element size; int64 past its sweep)", int64[1])
+        # With double swept at 10^5 too (A best there, one row with the small sizes to
+        # isqrt(10^5 * 10^6)), the cut moves to isqrt(4000 * 10^5) and that row, across it, is clipped.
+        times[("double", 100000) + A], times[("double", 100000) + B] = 20.0, 40.0
+        _, _, rows, source = self.analyse(times)
+        self.assertEqual([(lo, hi) for lo, hi, _, _, _ in rows["double"]], [(0, 316227), (316228, None)])
+        self.assertEqual([(lo, hi, c) for lo, hi, c, _, _ in rows["int64"]],
+                         [(0, 20000, tune.Config(*B)), (20001, 316227, tune.Config(*A)), (316228, None, tune.Config(*B))])
 
     def test_dynamic_teams_without_a_point_past_one_wave_have_no_time(self):
         # A sweep run before the knob has no dynamic point at a size where the seed's league is

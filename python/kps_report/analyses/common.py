@@ -2,6 +2,8 @@
 their spread, and the tunings' merging of sizes into table ranges."""
 from __future__ import annotations
 
+import math
+
 from kps_report import gbench
 from kps_report.text import percent
 
@@ -95,16 +97,48 @@ def median_cv(records, key="seconds"):
     return cvs[len(cvs) // 2] if cvs else 0.0
 
 
+class BorrowedSizes(tuple):
+    """The swept sizes of a table row that a type takes from another type of its element size
+    past the end of its own sweep (`source`: that type)."""
+    source = None
+
+
+def row_source(t, sizes, source):
+    """The type a row of t was measured on: its own, or the type it was taken from."""
+    return getattr(sizes, "source", None) or source[t]
+
+
 def rows_by_type(points, group, bounds):
     """A tuning table's rows: for each swept type t, group(t) -> [(sizes, entry, worst ratio)]
     and bounds(groups) -> [(n_min, n_max)]; a type not swept takes the rows of the swept type
-    of its element size. ({type: [(n_min, n_max, entry, worst ratio, sizes)]}, {type: source type})."""
+    of its element size, and a type swept over fewer sizes than such a type (an int64 sweep of the
+    caches beside double's that reaches past them) takes that type's rows past its own last size,
+    from the geometric mean of its last size and the other type's next (their sizes a
+    BorrowedSizes naming the type: row_source). ({type: [(n_min, n_max, entry, worst ratio,
+    sizes)]}, {type: source type})."""
     rows, source = {}, {}
     for t in gbench.TYPES:
         if t in points:
             gs = group(t)
             rows[t] = [(lo, hi, c, worst, ns) for (lo, hi), (ns, c, worst) in zip(bounds(gs), gs)]
             source[t] = t
+    for t in list(rows):
+        top = max(points[t])
+        longer = [s for s in rows if s != t and gbench.TYPE_SIZE[s] == gbench.TYPE_SIZE[t] and max(points[s]) > top]
+        if not longer or not rows[t]:
+            continue
+        s = longer[0]
+        above = min(n for n in points[s] if n > top)
+        cut = min(max(math.isqrt(top * above), top), above - 1)
+        lo, _, c, worst, ns = rows[t][-1]
+        tail = []
+        for lo_s, hi_s, c_s, worst_s, ns_s in rows[s]:
+            if hi_s is not None and hi_s <= cut:
+                continue
+            sizes = BorrowedSizes(ns_s)
+            sizes.source = s
+            tail.append((max(lo_s, cut + 1), hi_s, c_s, worst_s, sizes))
+        rows[t] = rows[t][:-1] + [(lo, cut, c, worst, ns)] + tail
     for t in gbench.TYPES:
         if t not in rows:
             same = [s for s in rows if gbench.TYPE_SIZE[s] == gbench.TYPE_SIZE[t] and source[s] == s]

@@ -10,7 +10,8 @@
    (0 for the first range) and up to the next boundary ('inf' for the last).
 3. The lookup table (format: src/kps/tuning/table.hpp, `reduce` rows): rows for every swept type; a type
    that was not swept takes the rows of the swept type of the same element size (float from
-   int32, int64 from double).
+   int32, int64 from double), and a type swept over fewer sizes (int64 in a host's caches) takes
+   them past its own last size.
 4. Checks: the table's configuration at each swept N within 5 % of that N's optimum; and,
    from the verification run (reduce/tuned|kokkos|cub with the new table), the tuned
    reduction within 5 % of the sweep's optimum (swept types) and not slower than Kokkos'
@@ -31,7 +32,7 @@ import statistics
 from pathlib import Path
 
 from kps_report import gbench, plots
-from kps_report.analyses.common import median_cv, merge_within_spread, rows_by_type, similar_runs
+from kps_report.analyses.common import median_cv, merge_within_spread, row_source, rows_by_type, similar_runs
 from kps_report.analyses.targets import READ_SIZES, READ_TARGET  # the study's bandwidth target
 from kps_report.text import fmt, markdown_table, pow2, slug
 
@@ -280,8 +281,9 @@ def table_text(ctx, rows, source, concurrency, sweep="", command="", bench_comma
         if t not in rows:
             continue
         for lo, hi, c, worst, ns in rows[t]:
-            note = (f"# {c.label()}; worst {worst:.3f} x best at swept N {pow2(ns[0])}..{pow2(ns[-1])}"
-                    if source[t] == t else f"# from {source[t]} (same element size; {t} not swept)")
+            src = row_source(t, ns, source)
+            note = (f"# {c.label()}; worst {worst:.3f} x best at swept N {pow2(ns[0])}..{pow2(ns[-1])}" if src == t
+                    else f"# from {src} (same element size; {t} {'not swept' if source[t] != t else 'past its sweep'})")
             schedule = f"{c.schedule():<8} " if c.schedule() == "dynamic" else ""
             lines.append(f"reduce {t:<6} {lo:<11} {'inf' if hi is None else hi:<11} {c.team:<5} {c.items:<6} "
                          f"{c.league(concurrency):<7} {0:<7} {schedule}{note}")
@@ -394,7 +396,9 @@ def verify_checks(records, best, rows, concurrency):
                 vs_kokkos = kk_s / tuned_s
             if vs_kokkos is not None and vs_kokkos < 1.0:
                 marks.append("slower than Kokkos")
-            src = t if t in best else next((s for s in best if TYPE_SIZE[s] == TYPE_SIZE[t]), None)
+            # the type's own optimum; for a type not swept, or past its sweep, a same-size type's
+            src = t if n in best.get(t, {}) else next((s for s in best if TYPE_SIZE[s] == TYPE_SIZE[t] and n in best[s]),
+                                                      None)
             vs_text = "—"
             if src and n in best[src]:
                 c = best[src][n][0]
@@ -539,9 +543,10 @@ def analyze(records, ctx, outdir, sweep="", command="", bench_commands=(), link_
     trows = []
     for t in gbench.TYPES:
         for lo, hi, c, worst, ns in rows.get(t, []):
+            src = row_source(t, ns, source)
             trows.append([t, lo, "inf" if hi is None else hi, c.label(), c.league(concurrency),
-                          f"{pow2(ns[0])}..{pow2(ns[-1])}" if source[t] == t else f"from {source[t]}",
-                          fmt(worst) if source[t] == t else "—"])
+                          f"{pow2(ns[0])}..{pow2(ns[-1])}" if src == t else f"from {src}",
+                          fmt(worst) if src == t else "—"])
     md.append(markdown_table(["type", "n_min", "n_max", "configuration", "league column", "swept sizes",
                                       "worst / best"], trows))
     vrows, vfailed, no_read = verify_checks(verify, best, rows, concurrency)
@@ -554,7 +559,7 @@ def analyze(records, ctx, outdir, sweep="", command="", bench_commands=(), link_
             head = head[:6] + head[8:]
         md.append("\n#### Verification: reduce/tuned with the new table\n")
         md.append(f"`tuned / best`: tuned time over the sweep's optimum configuration re-measured in the same run "
-                  f"(<= {TARGET_BEST}; for a type not swept, the optimum of the swept type of its size, not checked); "
+                  f"(<= {TARGET_BEST}; for a type not swept, or past its sweep, the optimum of the swept type of its size, not checked); "
                   "`vs kokkos`: Kokkos' "
                   "time over tuned (>= 1); each ratio of median wall times from the same interleaved rounds where the "
                   "JSON has them (the optimum's `ratio_to_tuned`, tuned's `ratio_to_kokkos`), else across the two "

@@ -27,7 +27,7 @@ import re
 
 from kps_report import gbench
 from kps_report.analyses import reduce_tune
-from kps_report.analyses.common import median_cv, merge_within_spread, rows_by_type, similar_runs
+from kps_report.analyses.common import median_cv, merge_within_spread, row_source, rows_by_type, similar_runs
 from kps_report.text import fmt, markdown_table, pow2
 
 TOLERANCE = reduce_tune.TOLERANCE
@@ -212,8 +212,9 @@ def row_lines(rows, source, tolerance=TOLERANCE):
              "# scan TYPE N_MIN     N_MAX     ALGORITHM    TEAM ITEMS LOAD   DELAY POLL PREFETCH"]
     for t in gbench.TYPES:
         for lo, hi, c, worst, ns in rows.get(t, []):
-            note = (f"# {c.label()}; worst {worst:.3f} x best at swept N {pow2(ns[0])}..{pow2(ns[-1])}"
-                    if source[t] == t else f"# from {source[t]} (same element size; {t} not swept)")
+            src = row_source(t, ns, source)
+            note = (f"# {c.label()}; worst {worst:.3f} x best at swept N {pow2(ns[0])}..{pow2(ns[-1])}" if src == t
+                    else f"# from {src} (same element size; {t} {'not swept' if source[t] != t else 'past its sweep'})")
             lines.append(f"{c.row(t, lo, hi)} {note}")
     return lines
 
@@ -328,8 +329,9 @@ def analyze(records, tolerance=TOLERANCE, verify=()):
                              fmt(kk / s) if kk else "—"])
     md.append(markdown_table(["type", "N", "optimum", "µs", "GB/s", "table's entry", "table / best", "Kokkos / best"],
                              opt_rows))
-    trows = [[t, lo, hi, c.label(), f"{pow2(ns[0])}..{pow2(ns[-1])}" if source[t] == t else f"from {source[t]}",
-              fmt(worst) if source[t] == t else "—"] for t in gbench.TYPES for lo, hi, c, worst, ns in rows.get(t, [])]
+    trows = [[t, lo, hi, c.label(), f"{pow2(ns[0])}..{pow2(ns[-1])}" if src == t else f"from {src}",
+              fmt(worst) if src == t else "—"]
+             for t in gbench.TYPES for lo, hi, c, worst, ns in rows.get(t, []) for src in [row_source(t, ns, source)]]
     md.append("\n#### Scan rows of the table\n")
     md.append(markdown_table(["type", "n_min", "n_max", "entry", "swept sizes", "worst / best"], trows))
     vrows, vfailed = verify_checks(verify, best, rows)
