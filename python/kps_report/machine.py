@@ -54,8 +54,9 @@ def preset_of(ctx: dict) -> str:
     """The CMake preset whose kps-bench writes this context (CMakePresets.json)."""
     if is_gpu(ctx):
         return ctx.get("backend", "cuda").lower()
-    if (ctx.get("kps_execution_space") or ctx.get("backend", "")).lower() == "serial":
-        return "serial"
+    space = (ctx.get("kps_execution_space") or ctx.get("backend", "")).lower()
+    if space in ("serial", "threads"):
+        return space
     return "host"
 
 

@@ -124,3 +124,12 @@ def test_an_unwritable_output_is_one_line(tmp_path):
     blocker.write_text("not a folder")
     rc, _, err = kps("report", folder, "--out", blocker / "sub")
     one_line_error(rc, err, str(blocker))
+
+
+def test_the_preset_named_for_a_run_is_its_backends():
+    """The commands a table or report records name the preset's kps-bench that wrote them."""
+    from kps_report.machine import preset_of
+    assert preset_of({"backend": "Threads"}) == "threads"
+    assert preset_of({"backend": "Serial"}) == "serial"
+    assert preset_of({"backend": "OpenMP"}) == "host"
+    assert preset_of({"backend": "Cuda", "device_compute_capability": "9.0"}) == "cuda"

@@ -386,3 +386,18 @@ class SweepFolderTest(unittest.TestCase):
             sweep = tuning.load_sweep(Path(d), None)
             self.assertEqual(sweep.ctx["date"], "2025-02-01T00:00:00")
             self.assertEqual(sweep.ctx["kps_git_revision"], "new")
+
+    def test_sweep_line_names_the_runs_that_ran(self):
+        """A block that gained a run (full-host's int64 sweep of the caches) renders a folder swept
+        before it: the table's `sweep =` line names the runs whose JSON are there, not the block's."""
+        from kps_report.study import Study
+        block = {"merge_tolerance": 0.1, "runs": [
+            {"id": "sweep-a", "filter": "^reduce_sweep/", "sizes": "1000,2000", "types": "int32", "repetitions": 3},
+            {"id": "sweep-b", "filter": "^reduce_sweep/", "sizes": "1000,2000", "types": "int64", "repetitions": 3}]}
+        study = Study("reduce", "reduce", Path("."), {}, {"blk": block})
+        with tempfile.TemporaryDirectory() as d:
+            Path(d, "sweep-a.json").write_text(json.dumps(sweep_doc({("int32", n, *A): 10.0 for n in SMALL})))
+            sweep = tuning.load_sweep(Path(d), study)
+            self.assertEqual(sweep.scale, "blk")
+            self.assertIn("sweep-a: sizes 1000,2000, types int32", sweep.text)
+            self.assertNotIn("sweep-b", sweep.text)

@@ -111,7 +111,7 @@ def row_source(t, sizes, source):
 def rows_by_type(points, group, bounds):
     """A tuning table's rows: for each swept type t, group(t) -> [(sizes, entry, worst ratio)]
     and bounds(groups) -> [(n_min, n_max)]; a type not swept takes the rows of the swept type
-    of its element size, and a type swept over fewer sizes than such a type (an int64 sweep of the
+    of its element size, and a type whose sweep stops below such a type's (an int64 sweep of the
     caches beside double's that reaches past them) takes that type's rows past its own last size,
     from the geometric mean of its last size and the other type's next (their sizes a
     BorrowedSizes naming the type: row_source). ({type: [(n_min, n_max, entry, worst ratio,

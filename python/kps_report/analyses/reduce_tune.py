@@ -10,8 +10,8 @@
    (0 for the first range) and up to the next boundary ('inf' for the last).
 3. The lookup table (format: src/kps/tuning/table.hpp, `reduce` rows): rows for every swept type; a type
    that was not swept takes the rows of the swept type of the same element size (float from
-   int32, int64 from double), and a type swept over fewer sizes (int64 in a host's caches) takes
-   them past its own last size.
+   int32, int64 from double), and a type whose sweep stops below its size-mate's (int64 in a
+   host's caches) takes that type's rows past its own last size.
 4. Checks: the table's configuration at each swept N within 5 % of that N's optimum; and,
    from the verification run (reduce/tuned|kokkos|cub with the new table), the tuned
    reduction within 5 % of the sweep's optimum (swept types) and not slower than Kokkos'
@@ -559,7 +559,7 @@ def analyze(records, ctx, outdir, sweep="", command="", bench_commands=(), link_
             head = head[:6] + head[8:]
         md.append("\n#### Verification: reduce/tuned with the new table\n")
         md.append(f"`tuned / best`: tuned time over the sweep's optimum configuration re-measured in the same run "
-                  f"(<= {TARGET_BEST}; for a type not swept, or past its sweep, the optimum of the swept type of its size, not checked); "
+                  f"(<= {TARGET_BEST}; for a type not swept, the optimum of the swept type of its size, not checked); "
                   "`vs kokkos`: Kokkos' "
                   "time over tuned (>= 1); each ratio of median wall times from the same interleaved rounds where the "
                   "JSON has them (the optimum's `ratio_to_tuned`, tuned's `ratio_to_kokkos`), else across the two "
