@@ -108,6 +108,19 @@ def row_source(t, sizes, source):
     return getattr(sizes, "source", None) or source[t]
 
 
+def borrowed_note(t, src, source):
+    """The table comment of a row of t measured on another type, src."""
+    return f"# from {src} (same element size; {t} {'not swept' if source[t] != t else 'past its sweep'})"
+
+
+def optimum_type(best, t, n):
+    """The type whose sweep optimum at n a verification compares t with: t's own; for a type not
+    swept, or past its sweep, a swept type of its element size (for information, not checked)."""
+    if n in best.get(t, {}):
+        return t
+    return next((s for s in best if gbench.TYPE_SIZE[s] == gbench.TYPE_SIZE[t] and n in best[s]), None)
+
+
 def rows_by_type(points, group, bounds):
     """A tuning table's rows: for each swept type t, group(t) -> [(sizes, entry, worst ratio)]
     and bounds(groups) -> [(n_min, n_max)]; a type not swept takes the rows of the swept type

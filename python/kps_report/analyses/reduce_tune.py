@@ -32,7 +32,8 @@ import statistics
 from pathlib import Path
 
 from kps_report import gbench, plots
-from kps_report.analyses.common import median_cv, merge_within_spread, row_source, rows_by_type, similar_runs
+from kps_report.analyses.common import (borrowed_note, median_cv, merge_within_spread, optimum_type, row_source,
+                                        rows_by_type, similar_runs)
 from kps_report.analyses.targets import READ_SIZES, READ_TARGET  # the study's bandwidth target
 from kps_report.text import fmt, markdown_table, pow2, slug
 
@@ -283,7 +284,7 @@ def table_text(ctx, rows, source, concurrency, sweep="", command="", bench_comma
         for lo, hi, c, worst, ns in rows[t]:
             src = row_source(t, ns, source)
             note = (f"# {c.label()}; worst {worst:.3f} x best at swept N {pow2(ns[0])}..{pow2(ns[-1])}" if src == t
-                    else f"# from {src} (same element size; {t} {'not swept' if source[t] != t else 'past its sweep'})")
+                    else borrowed_note(t, src, source))
             schedule = f"{c.schedule():<8} " if c.schedule() == "dynamic" else ""
             lines.append(f"reduce {t:<6} {lo:<11} {'inf' if hi is None else hi:<11} {c.team:<5} {c.items:<6} "
                          f"{c.league(concurrency):<7} {0:<7} {schedule}{note}")
@@ -396,9 +397,7 @@ def verify_checks(records, best, rows, concurrency):
                 vs_kokkos = kk_s / tuned_s
             if vs_kokkos is not None and vs_kokkos < 1.0:
                 marks.append("slower than Kokkos")
-            # the type's own optimum; for a type not swept, or past its sweep, a same-size type's
-            src = t if n in best.get(t, {}) else next((s for s in best if TYPE_SIZE[s] == TYPE_SIZE[t] and n in best[s]),
-                                                      None)
+            src = optimum_type(best, t, n)
             vs_text = "—"
             if src and n in best[src]:
                 c = best[src][n][0]

@@ -27,7 +27,8 @@ import re
 
 from kps_report import gbench
 from kps_report.analyses import reduce_tune
-from kps_report.analyses.common import median_cv, merge_within_spread, row_source, rows_by_type, similar_runs
+from kps_report.analyses.common import (borrowed_note, median_cv, merge_within_spread, optimum_type, row_source,
+                                        rows_by_type, similar_runs)
 from kps_report.text import fmt, markdown_table, pow2
 
 TOLERANCE = reduce_tune.TOLERANCE
@@ -214,7 +215,7 @@ def row_lines(rows, source, tolerance=TOLERANCE):
         for lo, hi, c, worst, ns in rows.get(t, []):
             src = row_source(t, ns, source)
             note = (f"# {c.label()}; worst {worst:.3f} x best at swept N {pow2(ns[0])}..{pow2(ns[-1])}" if src == t
-                    else f"# from {src} (same element size; {t} {'not swept' if source[t] != t else 'past its sweep'})")
+                    else borrowed_note(t, src, source))
             lines.append(f"{c.row(t, lo, hi)} {note}")
     return lines
 
@@ -271,9 +272,7 @@ def verify_checks(records, best, rows):
                 vs_kokkos = "Kokkos wrong"
             if isinstance(vs_kokkos, float) and vs_kokkos < 1 / TARGET_BEST:
                 marks.append("slower than Kokkos")
-            # the type's own optimum; for a type not swept, or past its sweep, a same-size type's
-            src = t if n in best.get(t, {}) else next((s for s in best if TYPE_SIZE[s] == TYPE_SIZE[t] and n in best[s]),
-                                                      None)
+            src = optimum_type(best, t, n)
             vs_text = "—"
             mine = a or p
             if src and n in best[src]:
