@@ -2,17 +2,18 @@
 
 A job whose JSON is up to date is skipped: it was written by this very kps-bench binary (its
 checksum, context kps_bench_sha256) for this very job definition (kps_job, a hash of the kps-bench
-arguments) and it is complete. Anything else re-runs it, saying why. kps-bench writes to
-<id>.json.partial; the runner keeps the aggregates with the repetitions' spread (gbench.slim),
-adds the command, the load around the run, its wall time and the GPU's clocks, power and
-temperature before and after it to the context and moves the file into place, so a folder never
-holds a half-written <id>.json. Paths in the context are written as a reader of the results would
-type them (`portable`): relative inside the checkout, else the file's name alone, never a folder
-of the machine that ran it. Ctrl-C (or SIGTERM) stops the run in progress and keeps the benchmarks
-it completed (gbench.salvage) in <id>.json, with the same context and kps_incomplete = "true" (so
-the next run re-measures that job), or beside a complete <id>.json of an earlier run (--force) as
-<id>.json.interrupted, leaving that run's JSON as it was; where nothing was complete it keeps
-nothing. Either way no .partial is left, and it raises Interrupted, which says what was kept.
+arguments), it is complete, and the tuning table it read is unchanged (kps_tuning_table_sha256; a
+run on the rules: no table for it installed since; table_changed). Anything else re-runs it, saying
+why. kps-bench writes to <id>.json.partial; the runner keeps the aggregates with the repetitions'
+spread (gbench.slim), adds the command, the load around the run, its wall time and the GPU's clocks,
+power and temperature before and after it to the context and moves the file into place, so a folder
+never holds a half-written <id>.json. Paths in the context are written as a reader of the results
+would type them (`portable`): relative inside the checkout, else the file's name alone, never a
+folder of the machine that ran it. Ctrl-C (or SIGTERM) stops the run in progress and keeps the
+benchmarks it completed (gbench.salvage) in <id>.json, with the same context and kps_incomplete =
+"true" (so the next run re-measures that job), or beside a complete <id>.json of an earlier run
+(--force) as <id>.json.interrupted, leaving that run's JSON as it was; where nothing was complete it
+keeps nothing. Either way no .partial is left, and it raises Interrupted, which says what was kept.
 
 On a node of several GPUs (`kps run --gpus`), each run sees one GPU alone (CUDA_VISIBLE_DEVICES),
 its JSON names that GPU (kps_gpu_index, kps_gpu_uuid), and one run per GPU goes at a time; Ctrl-C
@@ -126,7 +127,9 @@ class Runner:
         ran_on = ctx.get("kps_gpu_uuid")
         if task.gpu is not None and ran_on and ran_on != task.gpu.uuid:
             return f"it ran on another GPU ({ran_on})"
-        return None
+        # a study's run measures the installed table; a tuning run's table is the tune's own
+        # (its verification keeps the rows' fingerprint, kps_tune_table_sha256)
+        return table_changed(ctx) if task.label != "tune" else None
 
     def command(self, task: Task) -> list:
         return [str(self.bench)] + task.job.bench_args(self.repetitions)
@@ -435,11 +438,50 @@ class Runner:
         table = (doc["context"].get("kps_tuning_table") or "").split(" (")[0].removeprefix("KPS_TUNING_TABLE=")
         if table and Path(table).is_file():  # which table the run read, by content (its path may change)
             context["kps_tuning_table_sha256"] = hashlib.sha256(Path(table).read_bytes()).hexdigest()[:16]
+            context["kps_tuning_rows_sha256"] = table_rows_sha(Path(table).read_text(errors="replace"))
         doc["context"].update(context)
         for key in PATH_KEYS:
             if isinstance(doc["context"].get(key), str):
                 doc["context"][key] = portable(doc["context"][key], self.display)
         write_json(doc, dest or task.out, partial)
+
+
+def table_rows_sha(text: str) -> str:
+    """A tuning table's fingerprint by what kps reads from it: the device, backend and concurrency
+    it is for and its rows' fields, not their spacing, comments, date or sweep line."""
+    keep = ("reduce ", "scan ", "device =", "backend =", "concurrency =")
+    body = "\n".join(" ".join(l.split("#")[0].split()) for l in text.splitlines() if l.startswith(keep))
+    return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+def table_changed(ctx: dict) -> Optional[str]:
+    """Why a run must be measured again because of the tuning table it read, else None: the table
+    (kps_tuning_table, by its path as recorded) has other rows now (kps_tuning_rows_sha256; a run
+    recorded before it kept only the whole file's checksum, kps_tuning_table_sha256, so any edit
+    counts), or the run found no table for its device and used the rules where a table of that
+    name now exists in one of the folders it searched (a table there for another concurrency, which
+    kps would not read either, does not count)."""
+    recorded = ctx.get("kps_tuning_table") or ""
+    missing = re.match(r"(?:.*KPS_TUNING_TABLE: )?no table (\S+) for (.*?) in (.*?);(.*)", recorded)
+    if missing:
+        name, wanted, folders, rest = missing.groups()
+        for folder in folders.split(", "):
+            path = Path(folder) / name
+            # the bench named a table of that name it found for another device or concurrency
+            if path.is_file() and f"{path} is for" not in rest and f"{name} is for" not in rest:
+                return f"it ran on the rules; a table for it is installed now ({path})"
+        return None
+    path = Path(recorded.split(" (")[0].removeprefix("KPS_TUNING_TABLE="))
+    if not recorded or not path.is_file():
+        return None
+    text = path.read_text(errors="replace")
+    if ctx.get("kps_tuning_rows_sha256"):
+        was, now = ctx["kps_tuning_rows_sha256"], table_rows_sha(text)
+    else:
+        was, now = ctx.get("kps_tuning_table_sha256"), hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    if was and now != was:
+        return f"the tuning table it read changed ({path}: {was} -> {now})"
+    return None
 
 
 # Where the shards of a job run on several GPUs wait, in its study's folder, until merged.

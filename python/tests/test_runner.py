@@ -209,3 +209,41 @@ def test_portable_paths():
     assert portable("/src/tables/a.table (the nearest table: made on X)", inside) == \
         "tables/a.table (the nearest table: made on X)"
     assert portable("KPS_TUNING_TABLE=/tmp/r/t.table", inside) == "KPS_TUNING_TABLE=t.table"
+
+
+def test_a_run_is_measured_again_when_its_tuning_table_changed(tmp_path, monkeypatch):
+    """A targets run read a table (by path and checksum) or found none and used the rules: once the
+    table is edited or re-installed, or a table for it appears where it looked, the run is stale."""
+    import hashlib
+    from kps_report.runner import table_changed
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tables").mkdir()
+    table = tmp_path / "tables" / "cpu-threads.table"
+    table.write_text("reduce int32 0 inf 1 8 16 0\n")
+    sha = hashlib.sha256(table.read_bytes()).hexdigest()[:16]
+    read = {"kps_tuning_table": "tables/cpu-threads.table", "kps_tuning_table_sha256": sha}
+    assert table_changed(read) is None
+    assert table_changed({**read, "kps_tuning_table": "tables/cpu-threads.table (the nearest table: made on X)"}) is None
+    table.write_text("reduce int32 0 inf 1 32 16 0\n")
+    assert "the tuning table it read changed" in table_changed(read)
+    # a run on the rules, and later the table it looked for installed in one of the folders it searched
+    rules = {"kps_tuning_table": "no table cpu-openmp.table for 'CPU' (OpenMP, concurrency 16) in elsewhere, "
+                                 "tables; kps uses the rules (kps::fallback_reduce_policy, kps::impl::scan_rule)"}
+    assert table_changed(rules) is None
+    (tmp_path / "tables" / "cpu-openmp.table").write_text("reduce int32 0 inf 1 8 16 0\n")
+    assert "a table for it is installed now (tables/cpu-openmp.table)" in table_changed(rules)
+    # a run whose table is gone from where it was read: nothing to compare, not stale for it
+    assert table_changed({**read, "kps_tuning_table": "gone/cpu-threads.table"}) is None
+    # a run that kept the rows' fingerprint: a re-rendered comment or date is no change, a row is
+    from kps_report.runner import table_rows_sha
+    table.write_text("device = CPU\nreduce int32 0 inf 1 32 16 0   # team 1\n")
+    rows = {"kps_tuning_table": "tables/cpu-threads.table", "kps_tuning_table_sha256": "0" * 16,
+            "kps_tuning_rows_sha256": table_rows_sha(table.read_text())}
+    table.write_text("# made again\ndate = later\ndevice = CPU\nreduce  int32 0 inf 1 32 16 0   # team 1, 32 items\n")
+    assert table_changed(rows) is None
+    table.write_text("device = CPU\nreduce int32 0 inf 4 32 16 0\n")
+    assert "changed" in table_changed(rows)
+    # a table of that name for another concurrency, which the bench said it would not read
+    other = {"kps_tuning_table": "no table cpu-openmp.table for 'CPU' (OpenMP, concurrency 2) in tables; "
+                                 "tables/cpu-openmp.table is for 'CPU' (OpenMP, concurrency 16); kps uses the rules"}
+    assert table_changed(other) is None
