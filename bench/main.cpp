@@ -165,7 +165,15 @@ int main(int argc, char** argv) {
     return 3;
   }
 
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  // Kokkos refuses some settings by throwing (a Kokkos::Threads built with hwloc: more threads
+  // than cores): one line and exit 3, as the preflight's refusals.
+  std::optional<Kokkos::ScopeGuard> kokkos;
+  try {
+    kokkos.emplace(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "kps-bench: Kokkos did not start: " << e.what() << "\n";
+    return 3;
+  }
   if (args.context_only) {
     const nlohmann::ordered_json context(kps::bench::environment());  // keys sorted (a std::map)
     std::cout << context.dump(2) << "\n";

@@ -2,7 +2,7 @@
 # kps: build one Kokkos release and its Kokkos Kernels from source archives into the cache, for
 # the tested matrix (docs/install.md) and CI. Never touches the checkout.
 #
-#   scripts/kokkos.sh VERSION [--cuda ARCH | --hip ARCH | --threads] [--cmake-language] [--deps DIR] [--jobs N]
+#   scripts/kokkos.sh VERSION [--cuda ARCH | --hip ARCH | --threads [--hwloc]] [--cmake-language] [--deps DIR] [--jobs N]
 #                     [--print-prefix]
 #
 #   VERSION            4.6.01, 4.7.1 or 5.0.2 (Kokkos Kernels 4.6.02 with 4.6.01, 4.7.00 with the others)
@@ -14,6 +14,10 @@
 #                      (Debian 12 has none)
 #   --threads          Kokkos::Threads as the host's parallel backend instead of OpenMP (a Kokkos has
 #                      one of them; the `threads` preset)
+#   --hwloc            with --threads: Kokkos with hwloc (Debian: libhwloc-dev; spack: kokkos +hwloc),
+#                      with which Kokkos::Threads binds each worker to a core (measurements: unbound
+#                      workers may share a core for a while) but refuses more threads than cores
+#                      (the tests run up to 16); the prefix's name ends in -hwloc
 #   --cmake-language   with --cuda: CUDA as a CMake language instead (Kokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE;
 #                      needs CMake >= 3.25.2 with Kokkos 5)
 #   --deps DIR         where kokkos-VERSION.tar.gz and kokkos-kernels-*.tar.gz are (default: $KPS_DEPS, else
@@ -28,11 +32,11 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KPS_CACHE="${KPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kps}"
-usage() { sed -n '4,24p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { printf '[kps kokkos] error: %s\n' "$1" >&2; exit "${2:-1}"; }
 say() { printf '[kps kokkos] %s\n' "$*"; }
 
-version="" cuda_arch="" hip_arch="" threads=0 cmake_lang=0 deps="${KPS_DEPS:-$ROOT/../shared/deps}" jobs="${KPS_JOBS:-$(nproc)}" print=0
+version="" cuda_arch="" hip_arch="" threads=0 hwloc=0 cmake_lang=0 deps="${KPS_DEPS:-$ROOT/../shared/deps}" jobs="${KPS_JOBS:-$(nproc)}" print=0
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
@@ -41,6 +45,7 @@ while [ $# -gt 0 ]; do
     --hip) [ $# -ge 2 ] || die "--hip needs an architecture (gfx90a)" 2; hip_arch="$2"; shift 2 ;;
     --hip=*) hip_arch="${1#--hip=}"; shift ;;
     --threads) threads=1; shift ;;
+    --hwloc) hwloc=1; shift ;;
     --cmake-language) cmake_lang=1; shift ;;
     --deps) [ $# -ge 2 ] || die "--deps needs a folder" 2; deps="$2"; shift 2 ;;
     --deps=*) deps="${1#--deps=}"; shift ;;
@@ -74,6 +79,14 @@ fi
 
 host_kind=host
 [ "$threads" = 0 ] || host_kind=threads
+# Kokkos::Threads binds its workers only through hwloc (Kokkos_ENABLE_HWLOC); OpenMP binds its
+# own (OMP_PROC_BIND), so only a Threads build asks for it.
+if [ "$hwloc" = 1 ]; then
+  [ "$threads" = 1 ] || die "--hwloc goes with --threads (OpenMP binds its threads itself: OMP_PROC_BIND)" 2
+  printf '#include <hwloc.h>\n' | "${CXX:-g++}" -E -x c++ - >/dev/null 2>&1 \
+    || die "--hwloc: no hwloc.h (Debian: apt-get install libhwloc-dev)" 2
+  host_kind=threads-hwloc
+fi
 gpu=""
 [ -z "$cuda_arch" ] || gpu="cuda$cuda_arch"
 [ -z "$hip_arch" ] || gpu="hip-$hip_arch"
@@ -120,7 +133,10 @@ tar xzf "$deps/kokkos-kernels-$kk.tar.gz" -C "$work"
 
 common=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_INSTALL_PREFIX=$prefix" "-DCMAKE_CXX_STANDARD=$std" -DBUILD_SHARED_LIBS=OFF)
 kokkos=(-DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF)
-if [ "$threads" = 1 ]; then kokkos+=(-DKokkos_ENABLE_THREADS=ON); elif [ -z "$hip_arch" ]; then kokkos+=(-DKokkos_ENABLE_OPENMP=ON); fi
+if [ "$threads" = 1 ]; then
+  kokkos+=(-DKokkos_ENABLE_THREADS=ON)
+  [ "$hwloc" = 0 ] || kokkos+=(-DKokkos_ENABLE_HWLOC=ON)
+elif [ -z "$hip_arch" ]; then kokkos+=(-DKokkos_ENABLE_OPENMP=ON); fi
 compiler=(-DCMAKE_CXX_COMPILER="${CXX:-g++}")
 if [ -n "$cuda_arch" ]; then
   kokkos+=(-DKokkos_ENABLE_CUDA=ON "-DKokkos_ARCH_${arch_names[$cuda_arch]}=ON")
@@ -140,7 +156,7 @@ if [ -n "$hip_arch" ]; then
   kokkos+=(-DKokkos_ENABLE_HIP=ON "-DKokkos_ARCH_AMD_${kokkos_arch}=ON" -DKokkos_ENABLE_ROCTHRUST=OFF)
   compiler=(-DCMAKE_CXX_COMPILER="$hipcc")
 fi
-say "building Kokkos $version (C++$std$([ -n "$cuda_arch" ] && echo ", CUDA sm_$cuda_arch" || true)$([ -n "$hip_arch" ] && echo ", HIP $hip_arch" || true)$([ "$threads" = 1 ] && echo ", Threads" || true), $jobs jobs; log: $log)"
+say "building Kokkos $version (C++$std$([ -n "$cuda_arch" ] && echo ", CUDA sm_$cuda_arch" || true)$([ -n "$hip_arch" ] && echo ", HIP $hip_arch" || true)$([ "$threads" = 1 ] && echo ", Threads" || true)$([ "$hwloc" = 1 ] && echo " with hwloc" || true), $jobs jobs; log: $log)"
 { cmake -S "$work/kokkos-$version" -B "$work/kokkos" "${common[@]}" "${compiler[@]}" "${kokkos[@]}" \
     && cmake --build "$work/kokkos" -j "$jobs" && cmake --install "$work/kokkos"; } >"$log" 2>&1 \
   || { tail -n 20 "$log" >&2; die "building Kokkos $version failed; the log is $log"; }

@@ -1,6 +1,7 @@
 // bench/support/environment.cpp — the benchmarks' environment description and pre-flight check.
 #include "support/environment.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <mutex>
@@ -36,13 +37,19 @@ std::string source_relative(std::string text) {
   return text;
 }
 
-/// The CPUs the execution space's threads may run on: the union of their affinity masks, read on
-/// each thread (Linux; empty elsewhere). A runtime loaded beside the backend can bind the process's
-/// first thread before the backend starts its threads, which then inherit one core: libgomp does
-/// where OMP_PROC_BIND is set. Its count is the figure that shows it.
+/// The CPUs the execution space's threads may run on (the union of their affinity masks) and the
+/// most any one thread may run on (1 where each is bound to a CPU), read on each thread (Linux;
+/// empty and 0 elsewhere). A runtime loaded beside the backend can bind the process's first
+/// thread before the backend starts its threads, which then inherit one core: libgomp does where
+/// OMP_PROC_BIND is set; the union's count shows it. Kokkos::Threads binds its workers only when
+/// built with hwloc; the widest mask shows whether they float.
+struct ThreadsCpus {
+  std::vector<int> cpus;
+  int widest = 0;
+};
 template <class Space>
-std::vector<int> threads_cpu_list([[maybe_unused]] const Space& space) {
-  std::vector<int> list;
+ThreadsCpus threads_cpus([[maybe_unused]] const Space& space) {
+  ThreadsCpus out;
 #if defined(__linux__)
   cpu_set_t all;
   CPU_ZERO(&all);
@@ -55,12 +62,13 @@ std::vector<int> threads_cpu_list([[maybe_unused]] const Space& space) {
         if (sched_getaffinity(0, sizeof mine, &mine) != 0) return;
         const std::lock_guard<std::mutex> lock(m);
         CPU_OR(&all, &all, &mine);
+        out.widest = std::max(out.widest, CPU_COUNT(&mine));
       });
   space.fence();
   for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &all)) list.push_back(c);
+    if (CPU_ISSET(c, &all)) out.cpus.push_back(c);
 #endif
-  return list;
+  return out;
 }
 
 std::string compiler() {
@@ -112,15 +120,18 @@ Hardware device_info() {
   return h;
 }
 
-const std::vector<int>& backend_threads_cpus() {
-  static const std::vector<int> cpus = [] {
+/// Asked once (Kokkos initialized).
+static const ThreadsCpus& backend_threads() {
+  static const ThreadsCpus t = [] {
     if constexpr (impl::is_host_space_v<ExecutionSpace>)
-      return threads_cpu_list(ExecutionSpace());
+      return threads_cpus(ExecutionSpace());
     else
-      return std::vector<int>{};  // a GPU's space: no host threads of its own
+      return ThreadsCpus{};  // a GPU's space: no host threads of its own
   }();
-  return cpus;
+  return t;
 }
+
+const std::vector<int>& backend_threads_cpus() { return backend_threads().cpus; }
 
 std::map<std::string, std::string> environment() {
   const Hardware d = device_info();
@@ -166,7 +177,9 @@ std::map<std::string, std::string> environment() {
     std::string note;
     const long threads = ExecutionSpace().concurrency();
     const int cpus = static_cast<int>(backend_threads_cpus().size());
+    const int widest = backend_threads().widest;
     if (cpus > 0) env["host_threads_cpus"] = std::to_string(cpus);
+    if (widest > 0) env["host_threads_widest_cpus"] = std::to_string(widest);
     if (cores > 0 && threads > long(cores))
       note = std::to_string(threads) + " threads on " + std::to_string(cores) + " hardware threads: oversubscribed";
     if (cpus > 0 && cpus < threads && cpus < long(cores))
@@ -175,6 +188,12 @@ std::map<std::string, std::string> environment() {
     if (threads > 1 && std::string(ExecutionSpace::name()) == "OpenMP" &&
         (var("OMP_PROC_BIND") == "unset" || var("OMP_PROC_BIND") == "false"))
       note += std::string(note.empty() ? "" : "; ") + "OMP_PROC_BIND " + var("OMP_PROC_BIND") + ": threads may move between cores";
+    else if (threads > 1 && widest > 1)
+      note += std::string(note.empty() ? "" : "; ") + "threads not bound: each may run on any of " +
+              std::to_string(widest) + " CPUs" +
+              (std::string(ExecutionSpace::name()) == "Threads"
+                   ? " (Kokkos::Threads binds its workers only in a Kokkos built with hwloc)"
+                   : "");
     if (!note.empty()) env["kps_threads_note"] = note;
   }
   return env;

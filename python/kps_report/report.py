@@ -148,6 +148,9 @@ def conditions(machine: Machine) -> str:
     else:
         rows.append(("threads (kokkos_concurrency)", ctx.get("kokkos_concurrency", "—")))
         rows.append(("logical CPUs of the machine", ctx.get("kps_cpus") or str(ctx.get("num_cpus", "—"))))
+        binding = threads_binding(docs)
+        if binding:
+            rows.append(("threads' binding (host_threads_widest_cpus: the CPUs one thread may run on)", binding))
     rows.append(("Kokkos", f"{ctx.get('kokkos_version', '—')} ({ctx.get('kokkos_backends', '—')}), kps runs "
                            f"{ctx.get('kps_execution_space', ctx.get('backend', '—'))}"))
     rows.append(("compiler", ctx.get("compiler", "—")))
@@ -158,6 +161,7 @@ def conditions(machine: Machine) -> str:
         rows.append(("dates of the runs", dates[0][:10] + ("" if dates[0][:10] == dates[-1][:10] else
                                                              f" to {dates[-1][:10]}")))
     line, warning = load_conditions(docs)
+    warning = "\n".join(w for w in (threads_warning(docs), warning) if w)
     if line:
         rows.append(("load: other processes' CPU use during the runs (cores, average per run)", line))
     else:
@@ -170,6 +174,34 @@ def conditions(machine: Machine) -> str:
         rows.append(("Google Benchmark", "a debug build of the library (Debian's package): it times the "
                                          "benchmarks' own timers, not its own code, so the results are unaffected"))
     return join_parts(["## Machine and conditions\n", warning, markdown_table(["", ""], rows) + "\n"])
+
+
+def threads_binding(docs: list) -> str:
+    """How the host's threads were bound in these runs (kps-bench's host_threads_widest_cpus, the
+    most CPUs any one thread's affinity allowed), or '' where no run recorded it."""
+    widest = sorted({int(d["context"]["host_threads_widest_cpus"]) for d in docs
+                     if str(d["context"].get("host_threads_widest_cpus", "")).isdigit()})
+    if not widest:
+        return ""
+    threads = {d["context"].get("kokkos_concurrency") for d in docs} - {None}
+    if widest == [1] or threads == {"1"}:
+        return "each thread on one CPU" if widest == [1] else "one thread"
+    return (f"not bound: a thread may run on up to {widest[-1]} CPUs"
+            + (f" in {sum(1 for d in docs if d['context'].get('host_threads_widest_cpus') not in (None, '1'))} "
+               f"of {len(docs)} runs" if widest[0] == 1 else ""))
+
+
+def threads_warning(docs: list) -> str:
+    """The runs' notes on their threads (kps-bench's kps_threads_note: oversubscribed, confined to
+    fewer CPUs than threads, OMP_PROC_BIND unset, unbound workers), for the top of a report."""
+    notes = {}
+    for d in docs:
+        note = d["context"].get("kps_threads_note")
+        if note:
+            notes.setdefault(note, []).append(d["context"].get("kps_job_id", "?"))
+    return "\n".join(f"**How the threads ran:** {note} ({len(jobs)} of {len(docs)} runs: "
+                     f"{', '.join(sorted(set(jobs)))}); such runs are slower and noisier than this machine can do.\n"
+                     for note, jobs in sorted(notes.items()))
 
 
 def summary(machine: Machine) -> str:
