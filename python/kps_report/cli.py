@@ -53,6 +53,9 @@ def parser() -> Parser:
     r.add_argument("--force", action="store_true", help="re-run runs that are up to date")
     r.add_argument("--repetitions", type=int, default=0, help="override the repetitions of every run")
     r.add_argument("--only", default="", help="comma-separated run ids of the studies' sweeps (default: all)")
+    r.add_argument("--runs", type=int, default=1, metavar="K",
+                   help="run each job K times, one after another (run k >= 2 into <study>/runs/<id>.run<k>.json); "
+                        "the report's targets are the medians over a job's runs, with their spread")
     r.add_argument("--update-committed", action="store_true",
                    help="allow --out to name a committed results folder (results/<machine>): re-measure it on purpose")
     r.add_argument("--gpus", default="", metavar="all|N",
@@ -262,12 +265,14 @@ def _node_gpus(a, ctx: dict, bench: Path, at_least: int = 1) -> list:
     return picked
 
 
-def _study_tasks(a, studies: list, jobs: dict, only: tuple, gpu: bool, out: Path) -> list:
+def _study_tasks(a, studies: list, jobs: dict, only: tuple, gpu: bool, out: Path, runs: int = 1) -> list:
     skipped = sorted(j.id for s in studies for j in jobs[s.name] if (not only or j.id in only) and not j.runs_on(gpu))
     if skipped:
         say(f"runs for {'host backends' if gpu else 'GPUs'} left out on this {'GPU' if gpu else 'host'}: {', '.join(skipped)}")
-    return [Task(s.name, j, out / s.name, {**OMP_ENV, **dict(j.env)}, {"kps_study": s.name, "kps_scale": a.scale},
-                 a.force)
+    return [Task(s.name, j, out / s.name, {**OMP_ENV, **dict(j.env)},
+                 {"kps_study": s.name, "kps_scale": a.scale, **({"kps_run": str(k)} if runs > 1 else {})},
+                 a.force, run=k)
+            for k in range(1, runs + 1)
             for s in studies for j in jobs[s.name] if (not only or j.id in only) and j.runs_on(gpu)]
 
 
@@ -279,6 +284,10 @@ def _prepare_run(a, lay: Layout):
     only = _only(a, jobs)
     if a.repetitions < 0:
         die("--repetitions must be at least 1")
+    if a.cmd == "run" and a.runs < 1:
+        die("--runs must be at least 1")
+    if a.cmd == "run" and a.runs > 1 and a.gpus:
+        die("--runs with --gpus: run the repeats on one GPU (without --gpus), or compare GPUs with `kps variability --runs`")
     if a.gpus:
         from kps_report.gpus import parse_count
         parse_count(a.gpus)
@@ -298,7 +307,7 @@ def cmd_run(a, lay: Layout, argv) -> int:
     say(f"device: {device_label(ctx)}, Kokkos {ctx.get('kokkos_version')}; results in {lay.display(out)}")
     _mark_local(out, lay)
     runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None, lay.display)
-    tasks = _study_tasks(a, studies, jobs, only, is_gpu(ctx), out)
+    tasks = _study_tasks(a, studies, jobs, only, is_gpu(ctx), out, a.runs)
     return _report_and_status(runner.run(tasks, picked), out, lay)
 
 

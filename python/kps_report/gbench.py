@@ -338,6 +338,23 @@ def load_study(name: str, folder: Path) -> StudyResults:
     return StudyResults(name, folder, [files[i] for i in order], [docs[i] for i in order], list(merged.values()), ctx)
 
 
+def repeated_runs(folder: Path) -> dict:
+    """{k: the records of the k-th runs of the study's jobs} from <folder>/runs/<id>.run<k>.json
+    (`kps run --runs K`; run 1 is the folder's own JSON), each k's files merged as load_study
+    merges a folder's."""
+    runs = {}
+    folder = Path(folder) / "runs"
+    for f in sorted(folder.glob("*.run*.json")) if folder.is_dir() else []:
+        k = f.name[:-len(".json")].rsplit(".run", 1)[1]
+        if k.isdigit():
+            runs.setdefault(int(k), []).append(load(f))
+    out = {}
+    for k, docs in sorted(runs.items()):
+        docs.sort(key=lambda d: (d["context"].get("kps_incomplete") != "true", d["context"].get("date", "")))
+        out[k] = list({r["name"]: r for d in docs for r in records(d)}.values())
+    return out
+
+
 def split_failures(recs: list):
     """(Markdown listing the benchmarks whose result check failed, records that passed)."""
     return failures_markdown(recs), [r for r in recs if "error" not in r and r.get("n")]

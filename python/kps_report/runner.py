@@ -54,11 +54,14 @@ class Task:
     parent: Optional["Task"] = None  # a shard's job (one type of it, run on one GPU)
     shard_count: int = 0             # a sharded job: its shards, and those done
     shards_done: list = field(default_factory=list)
+    run: int = 1          # the k-th run of the job (`kps run --runs K`): run 1 is <id>.json
 
     @property
     def out(self) -> Path:
         if self.parent is not None:  # shards wait out of the study's folder until merged
             return self.dest / SHARDS / f"{self.job.id}.json"
+        if self.run > 1:  # a repeat, beside the study's own JSON, out of what a report merges
+            return self.dest / RUNS / f"{self.job.id}.run{self.run}.json"
         return self.dest / f"{self.job.id}.json"
 
 
@@ -486,6 +489,9 @@ def table_changed(ctx: dict) -> Optional[str]:
 
 # Where the shards of a job run on several GPUs wait, in its study's folder, until merged.
 SHARDS = ".shards"
+# Where the repeats of a job go (<study>/runs/<id>.run<k>.json, k >= 2): a report's targets take
+# the median over a job's runs (gbench.repeated_runs).
+RUNS = "runs"
 
 
 def _shards(todo: list, runner: "Runner") -> list:

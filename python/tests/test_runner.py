@@ -247,3 +247,20 @@ def test_a_run_is_measured_again_when_its_tuning_table_changed(tmp_path, monkeyp
     other = {"kps_tuning_table": "no table cpu-openmp.table for 'CPU' (OpenMP, concurrency 2) in tables; "
                                  "tables/cpu-openmp.table is for 'CPU' (OpenMP, concurrency 16); kps uses the rules"}
     assert table_changed(other) is None
+
+
+def test_runs_repeat_each_job_into_the_study_s_runs_folder(tmp_path, home, fake_bench):
+    """`--runs K`: run 1 of every job first, then run 2 ...; run k >= 2 into <study>/runs/<id>.run<k>.json,
+    each up to date on its own, and out of the records a report merges (gbench.load_study)."""
+    from kps_report import gbench
+    out = tmp_path / "out"
+    rc, stdout, err = run(tmp_path, home, fake_bench, "--out", out, "--runs", "2", "--only", "job0,job1")
+    assert rc == 0, err
+    assert (out / "scan" / "job0.json").exists() and (out / "scan" / "runs" / "job1.run2.json").exists()
+    assert stdout.index("job1 (not run yet)") < stdout.index("job0 (not run yet)", stdout.index("job1 (not run yet)"))
+    assert json.loads((out / "scan" / "runs" / "job0.run2.json").read_text())["context"]["kps_run"] == "2"
+    assert [f.name for f in gbench.load_study("scan", out / "scan").files] == ["job0.json", "job1.json"]
+    assert sorted(gbench.repeated_runs(out / "scan")) == [2]
+    rc, stdout, _ = run(tmp_path, home, fake_bench, "--out", out, "--runs", "3", "--only", "job0,job1")
+    assert rc == 0 and stdout.count("up to date") == 4 and (out / "scan" / "runs" / "job0.run3.json").exists()
+    assert run(tmp_path, home, fake_bench, "--out", out, "--runs", "0")[0] != 0

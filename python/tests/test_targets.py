@@ -82,3 +82,21 @@ def test_cpu_sum_targets_show_the_runtimes_floors_where_timed():
     # Without the OpenMP floor (older JSON, other backends) no such column.
     del recs[0]["openmp_floor_wall_us"], recs[1]["openmp_floor_wall_us"]
     assert "empty OpenMP region" not in targets.cpu_table(recs, "reduce", "tuned", "cmd", "OpenMP")
+
+
+def test_cpu_targets_over_repeated_runs_take_the_median_and_show_the_range():
+    """`kps run --runs K`: each figure the median over the runs that measured its row, the verdict
+    the median's, the range beside it; a row only this folder's run has stays as it is."""
+    def run(tbb, read):
+        return [rec("reduce", "tuned", "int64", 1 << 24, **{"GB/s": 130.0}, ratio_to_openmp=1.1, ratio_to_tbb=tbb,
+                    ratio_to_read=read)]
+    first = run(0.85, 0.94) + [rec("reduce", "tuned", "int64", 1 << 28, **{"GB/s": 95.0}, ratio_to_tbb=1.04,
+                                   ratio_to_read=1.09)]
+    md = targets.cpu_table(first, "reduce", "tuned", "cmd", "OpenMP", {2: run(1.02, 0.95), 3: run(1.01, 0.9)})
+    assert "| int64 | 2^24 | 130 | — | 1.1 | 1.01 (0.85–1.02) | 1.01 (0.85–1.02) (tbb) | 0.94 (0.9–0.95) |" in md
+    assert "| int64 | 2^28 | 95 | — | — | 1.04 | 1.04 (tbb) | 1.09 |" in md
+    assert "3 of 3 targets met" in md and "median over the runs of its job (3 at most" in md
+    assert "`cmd --runs 3`" in md
+    # one run alone: as before, no range, no note
+    md = targets.cpu_table(first, "reduce", "tuned", "cmd", "OpenMP")
+    assert "0.85 ✗ (tbb)" in md and "median over the runs" not in md and "`cmd`" in md

@@ -142,7 +142,7 @@ def analyze(results, figures) -> str:
                 md.append(figures.link(png, f"{family}, {t}"))
     md.append(targets.table(ok, "reduce", "tuned", True, "./kps run --preset cuda --scale full --studies reduce"))
     md.append(targets.cpu_table(ok, "reduce", "tuned", "./kps run --scale full --studies reduce",
-                                ctx.get("backend", "")))
+                                ctx.get("backend", ""), gbench.repeated_runs(results.folder)))
     md.append(time_split(ok))
     md.append(writeback(ok))
     md.append(tuning_section(results, figures))

@@ -69,7 +69,7 @@ def analyze(results, figures) -> str:
                           + ") are its GB/s over its `ratio_to_*` counters, the peers' times in the same rounds.\n")
     md.append(targets.table(ok, "scan", "automatic", False, "./kps run --preset cuda --scale full --studies scan"))
     md.append(targets.cpu_table(ok, "scan", "automatic", "./kps run --scale full --studies scan",
-                                ctx.get("backend", "")))
+                                ctx.get("backend", ""), gbench.repeated_runs(results.folder)))
     md.append(bytes_in_flight.section(results))
     md.append(active_warps(records))
     md.append(tile_sizes(ok, figures, ctx))

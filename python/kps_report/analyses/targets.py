@@ -142,9 +142,35 @@ def cpu_ratios(records, family: str, r: dict) -> dict:
     return out
 
 
-def cpu_table(records, family: str, variant: str, command: str, backend: str = "") -> str:
+def _same_row(records, family: str, variant: str, r: dict):
+    """The record of family/variant at r's (type, N) among `records` (another run's), or None."""
+    return next((o for o in records if o.get("family") == family and o.get("variant") == variant
+                 and o.get("type") == r["type"] and o.get("n") == r["n"] and "error" not in o), None)
+
+
+def _over_runs(values: list):
+    """(median, min, max) of a row's values over the runs that have it (None: no run has it)."""
+    v = sorted(x for x in values if x is not None)
+    if not v:
+        return None
+    mid = len(v) // 2
+    return (v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2), v[0], v[-1]
+
+
+def _run_cell(stat, target=None) -> str:
+    """A ratio's cell: the median over the runs (the verdict's value), with their range where several."""
+    if stat is None:
+        return "—"
+    med, lo, hi = stat
+    cell = _cell(med, target) if target is not None else fmt(med)
+    return cell if lo == hi else f"{cell} ({fmt(lo)}–{fmt(hi)})"
+
+
+def cpu_table(records, family: str, variant: str, command: str, backend: str = "", runs=None) -> str:
     """The host targets of family/variant (module docstring), one row per (type, N) from 2^16;
-    `backend` Serial: the one-thread loop's target alone."""
+    `backend` Serial: the one-thread loop's target alone. `runs` ({k: records}, gbench.repeated_runs):
+    the same jobs run again (`kps run --runs K`); each ratio is then the median over the runs that
+    measured its row, the verdict that median's, the runs' range beside it."""
     rs = [r for r in records if r.get("family") == family and r.get("variant") == variant and "error" not in r
           and (r.get("n") or 0) >= CPU_PEER_FROM]
     if not rs or not any(r.get(f"ratio_to_{p}") for r in rs for p in CPU_PEERS):
@@ -157,29 +183,38 @@ def cpu_table(records, family: str, variant: str, command: str, backend: str = "
     # launch: the calls' and the two runtimes' floors in microseconds, to the size where a call
     # stops being mostly its fork and join.
     floors = family == "reduce" and any(r.get("openmp_floor_wall_us") for r in rs)
-    rows, met, total, separate = [], 0, 0, False
+    others = list((runs or {}).values())
+    rows, met, total, separate, counted = [], 0, 0, False, set()
     for t in gbench.TYPES:
         for r in sorted((r for r in rs if r["type"] == t), key=lambda r: r["n"]):
-            ratios = cpu_ratios(records, family, r)
-            separate |= any("separate" in k for k in ratios)
-            best = min(ratios.items(), key=lambda kv: kv[1]) if ratios else None
-            cells = [t, pow2(r["n"]), fmt(_gbps(r))]
+            # this run's row and the same row of each repeat: (records, row) per run
+            mine = [(records, r)] + [(o, x) for o in others for x in [_same_row(o, family, variant, r)] if x]
+            counted.add(len(mine))
+            ratios = [cpu_ratios(recs, family, x) for recs, x in mine]
+            separate |= any("separate" in k for rt in ratios for k in rt)
+            cells = [t, pow2(r["n"]), _run_cell(_over_runs([_gbps(x) for _, x in mine]))]
+            per_peer = {}
             for p in CPU_PEERS:
-                v = ratios.get(p, ratios.get(f"{p} (separate run)"))
-                cells.append(fmt(v) + (" (s)" if f"{p} (separate run)" in ratios else "") if v else "—")
+                key = next((k for k in (p, f"{p} (separate run)") if any(k in rt for rt in ratios)), None)
+                per_peer[p] = _over_runs([rt.get(key) for rt in ratios]) if key else None
+                cells.append(_run_cell(per_peer[p]) + (" (s)" if key and "separate" in key else "")
+                             if per_peer[p] else "—")
+            # the best peer of each run (its slowest ratio), then their median
+            best = _over_runs([min(rt.values()) if rt else None for rt in ratios])
             if best:
+                name = min(ratios[0].items(), key=lambda kv: kv[1])[0].split(" ")[0] if ratios[0] else ""
                 total += 1
-                met += best[1] >= peer_target
-                cells.append(_cell(best[1], peer_target) + f" ({best[0].split(' ')[0]})")
+                met += best[0] >= peer_target
+                cells.append(_run_cell(best, peer_target) + (f" ({name})" if name else ""))
             else:
                 cells.append("—")
-            b = cpu_bound(records, family, r)
+            b = _over_runs([cpu_bound(recs, family, x) for recs, x in mine])
             if not serial and CPU_BOUND_SIZES[0] <= r["n"] <= CPU_BOUND_SIZES[1] and b is not None:
                 total += 1
-                met += b >= target
-                cells.append(_cell(b, target))
+                met += b[0] >= target
+                cells.append(_run_cell(b, target))
             else:
-                cells.append(fmt(b) if b is not None else "—")
+                cells.append(_run_cell(b))
             if floors:
                 cells.append(" / ".join(fmt(r.get(k)) if r.get(k) else "—" for k in FLOOR_KEYS)
                              if r["n"] <= FLOORS_TO else "")
@@ -192,7 +227,12 @@ def cpu_table(records, family: str, variant: str, command: str, backend: str = "
             "oneTBB alone in a process of its own: kps' rounds interleave calls that leave dirty or evicted lines "
             "behind, its own rounds did not, which favours it at sizes within the caches and by about 10 % at the "
             "largest).") if separate else ""
+    most = max(counted) if counted else 1
+    over = (f" Each figure is the median over the runs of its job ({most} at most: this folder's JSON and "
+            f"`{family}/runs/`), the runs' range in brackets; the verdict is the median's"
+            f"{'; the µs are this folder own run' + chr(39) + 's' if floors else ''}.") if most > 1 else ""
     return (f"### Targets on this CPU: {family}/{variant} against the CPU peers and the node's bound\n\n"
             f"{met} of {total} targets met (✗: missed). `/ peer`: the peer's time over {variant}'s in the same "
-            f"interleaved rounds (> 1: kps faster).{note} Reproduce: `{command}`.\n\n"
+            f"interleaved rounds (> 1: kps faster).{note}{over} Reproduce: `{command}"
+            f"{f' --runs {most}' if most > 1 else ''}`.\n\n"
             + markdown_table(head, rows) + "\n")
