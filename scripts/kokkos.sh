@@ -25,14 +25,14 @@
 #   --print-prefix     print the install prefix and exit (builds nothing)
 #
 # Serial is always on, and OpenMP unless --threads or --hip; C++17 for Kokkos 4, C++20 for Kokkos 5 (which requires it).
-# The install goes to $KPS_CACHE/kokkos-VERSION-<backends>[-cmakelang] and is reused when it is
+# The install goes to $KPS_CACHE/kokkos-VERSION-<backends>[-hwloc][-cmakelang] and is reused when it is
 # complete; its CMAKE_PREFIX_PATH line is written to <prefix>/env.sh. Exit 2 on bad options, 1
 # on a failed build (the log's path is printed).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KPS_CACHE="${KPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kps}"
-usage() { sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,30p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { printf '[kps kokkos] error: %s\n' "$1" >&2; exit "${2:-1}"; }
 say() { printf '[kps kokkos] %s\n' "$*"; }
 
@@ -83,8 +83,6 @@ host_kind=host
 # own (OMP_PROC_BIND), so only a Threads build asks for it.
 if [ "$hwloc" = 1 ]; then
   [ "$threads" = 1 ] || die "--hwloc goes with --threads (OpenMP binds its threads itself: OMP_PROC_BIND)" 2
-  printf '#include <hwloc.h>\n' | "${CXX:-g++}" -E -x c++ - >/dev/null 2>&1 \
-    || die "--hwloc: no hwloc.h (Debian: apt-get install libhwloc-dev)" 2
   host_kind=threads-hwloc
 fi
 gpu=""
@@ -114,6 +112,10 @@ if [ -n "$hip_arch" ]; then
   if [ "${version%%.*}" -ge 5 ] && printf '%s\n6.2\n' "$hip_version" | sort -V -C; then
     [ "$hip_version" = 6.2 ] || die "Kokkos $version needs hipcc >= 6.2 (HIP $hip_version here: Kokkos 4.7.1 builds with it)" 2
   fi
+fi
+if [ "$hwloc" = 1 ]; then
+  printf '#include <hwloc.h>\n' | "${CXX:-g++}" -E -x c++ - >/dev/null 2>&1 \
+    || die "--hwloc: no hwloc.h (Debian: apt-get install libhwloc-dev)" 2
 fi
 for a in "kokkos-$version" "kokkos-kernels-$kk"; do
   [ -f "$deps/$a.tar.gz" ] || die "$deps/$a.tar.gz not found (--deps DIR or KPS_DEPS names the folder of the archives)" 2

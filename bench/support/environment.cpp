@@ -188,7 +188,9 @@ std::map<std::string, std::string> environment() {
     if (threads > 1 && std::string(ExecutionSpace::name()) == "OpenMP" &&
         (var("OMP_PROC_BIND") == "unset" || var("OMP_PROC_BIND") == "false"))
       note += std::string(note.empty() ? "" : "; ") + "OMP_PROC_BIND " + var("OMP_PROC_BIND") + ": threads may move between cores";
-    else if (threads > 1 && widest > 1)
+    // OpenMP's binding is OMP_PROC_BIND's and OMP_PLACES' (a place may hold a core's hardware
+    // threads); another backend's threads that may each run on several CPUs are not bound.
+    else if (threads > 1 && widest > 1 && std::string(ExecutionSpace::name()) != "OpenMP")
       note += std::string(note.empty() ? "" : "; ") + "threads not bound: each may run on any of " +
               std::to_string(widest) + " CPUs" +
               (std::string(ExecutionSpace::name()) == "Threads"

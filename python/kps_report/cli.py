@@ -55,7 +55,7 @@ def parser() -> Parser:
     r.add_argument("--only", default="", help="comma-separated run ids of the studies' sweeps (default: all)")
     r.add_argument("--runs", type=int, default=1, metavar="K",
                    help="run each job K times, one after another (run k >= 2 into <study>/runs/<id>.run<k>.json); "
-                        "the report's targets are the medians over a job's runs, with their spread")
+                        "a CPU's targets table takes the medians over a job's runs, with their range")
     r.add_argument("--update-committed", action="store_true",
                    help="allow --out to name a committed results folder (results/<machine>): re-measure it on purpose")
     r.add_argument("--gpus", default="", metavar="all|N",
@@ -306,7 +306,8 @@ def cmd_run(a, lay: Layout, argv) -> int:
     out = Path(a.out) if a.out else lay.local_results / machine_name(ctx)
     say(f"device: {device_label(ctx)}, Kokkos {ctx.get('kokkos_version')}; results in {lay.display(out)}")
     _mark_local(out, lay)
-    runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None, lay.display)
+    runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None, lay.display,
+                    lay.source_root, lay.tables_dir)
     tasks = _study_tasks(a, studies, jobs, only, is_gpu(ctx), out, a.runs)
     return _report_and_status(runner.run(tasks, picked), out, lay)
 
@@ -339,7 +340,8 @@ def cmd_variability(a, lay: Layout, argv) -> int:
     dest = out / variability.FOLDER
     say(f"variability: device {device_label(ctx)}, Kokkos {ctx.get('kokkos_version')}; results in {lay.display(dest)}")
     _mark_local(out, lay)
-    runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None, lay.display)
+    runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None, lay.display,
+                    lay.source_root, lay.tables_dir)
     tasks = []
     for k in range(1, a.runs + 1):
         for g in picked:
@@ -431,7 +433,8 @@ def cmd_tune(a, lay: Layout, argv) -> int:
     _mark_local(out, lay)
     say(f"tune: device {device_label(ctx)}, sweep '{key}'"
         f"{' (reduction and scan)' if scan_jobs else ''}; results and table in {lay.display(dest)}")
-    runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None, lay.display)
+    runner = Runner(bench, file_sha256(bench), _display_bench(bench, lay), a.repetitions or None, lay.display,
+                    lay.source_root, lay.tables_dir)
     tasks = [Task("tune", j, dest, {**OMP_ENV, **dict(j.env)}, {"kps_study": "reduce-tune", "kps_scale": key}, a.force)
              for j in jobs if not only or j.id in only]
     tasks += [Task("tune", j, dest, {**OMP_ENV, **dict(j.env)}, {"kps_study": "scan-tune", "kps_scale": scan_key},

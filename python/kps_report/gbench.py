@@ -338,20 +338,50 @@ def load_study(name: str, folder: Path) -> StudyResults:
     return StudyResults(name, folder, [files[i] for i in order], [docs[i] for i in order], list(merged.values()), ctx)
 
 
-def repeated_runs(folder: Path) -> dict:
-    """{k: the records of the k-th runs of the study's jobs} from <folder>/runs/<id>.run<k>.json
-    (`kps run --runs K`; run 1 is the folder's own JSON), each k's files merged as load_study
-    merges a folder's."""
+@dataclass
+class Repeats:
+    """The repeats of a study's jobs (`kps run --runs K`): {k: records of the k-th runs}, and the
+    files left out, each with why."""
+    runs: dict = field(default_factory=dict)
+    left_out: list = field(default_factory=list)
+
+
+def _measured_alike(repeat: dict, first: dict) -> Optional[str]:
+    """Why a repeat's context does not repeat the first run's (another kps-bench, job definition
+    or tuning table), else None."""
+    if repeat.get("kps_bench_sha256") != first.get("kps_bench_sha256"):
+        return "another kps-bench"
+    if repeat.get("kps_job") != first.get("kps_job"):
+        return "another definition of the job"
+    key = "kps_tuning_rows_sha256" if repeat.get("kps_tuning_rows_sha256") and first.get("kps_tuning_rows_sha256") \
+        else "kps_tuning_table_sha256"
+    if repeat.get(key) != first.get(key):
+        return "another tuning table"
+    return None
+
+
+def repeated_runs(folder: Path) -> Repeats:
+    """The repeats in <folder>/runs/<id>.run<k>.json (`kps run --runs K`; run 1 is the folder's
+    own <id>.json), each k's files merged as load_study merges a folder's. A repeat counts only
+    beside its job's own JSON, measured alike (the same kps-bench, job definition and tuning
+    table): one left from before the job was measured again is left out, saying why."""
+    folder = Path(folder)
+    out = Repeats()
     runs = {}
-    folder = Path(folder) / "runs"
-    for f in sorted(folder.glob("*.run*.json")) if folder.is_dir() else []:
-        k = f.name[:-len(".json")].rsplit(".run", 1)[1]
-        if k.isdigit():
-            runs.setdefault(int(k), []).append(load(f))
-    out = {}
+    for f in sorted((folder / "runs").glob("*.run*.json")) if (folder / "runs").is_dir() else []:
+        job, k = f.name[:-len(".json")].rsplit(".run", 1)
+        if not k.isdigit():
+            continue
+        doc = load(f)
+        first = folder / f"{job}.json"
+        why = _measured_alike(doc["context"], load(first)["context"]) if first.is_file() else f"no {first.name}"
+        if why:
+            out.left_out.append(f"{f.parent.name}/{f.name}: {why}")
+            continue
+        runs.setdefault(int(k), []).append(doc)
     for k, docs in sorted(runs.items()):
         docs.sort(key=lambda d: (d["context"].get("kps_incomplete") != "true", d["context"].get("date", "")))
-        out[k] = list({r["name"]: r for d in docs for r in records(d)}.values())
+        out.runs[k] = list({r["name"]: r for d in docs for r in records(d)}.values())
     return out
 
 

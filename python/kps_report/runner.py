@@ -104,8 +104,11 @@ def portable(text: str, display: Callable[[Path], str] = str) -> str:
 
 class Runner:
     def __init__(self, bench: Path, bench_sha: str, display_bench: str, repetitions: Optional[int] = None,
-                 display: Callable[[Path], str] = str):
+                 display: Callable[[Path], str] = str, root: Optional[Path] = None,
+                 tables_dir: Optional[Path] = None):
         self.bench, self.bench_sha, self.display_bench = bench, bench_sha, display_bench
+        # where a run's recorded table path lies now (table_changed): the checkout, the installed tables
+        self.root, self.tables_dir = root, tables_dir
         self.repetitions = repetitions
         self.display = display
         self._live, self._live_lock = {}, threading.Lock()  # pid -> Popen of the kps-bench runs in progress
@@ -132,7 +135,7 @@ class Runner:
             return f"it ran on another GPU ({ran_on})"
         # a study's run measures the installed table; a tuning run's table is the tune's own
         # (its verification keeps the rows' fingerprint, kps_tune_table_sha256)
-        return table_changed(ctx) if task.label != "tune" else None
+        return table_changed(ctx, self.root, self.tables_dir) if task.label != "tune" else None
 
     def command(self, task: Task) -> list:
         return [str(self.bench)] + task.job.bench_args(self.repetitions)
@@ -449,41 +452,94 @@ class Runner:
         write_json(doc, dest or task.out, partial)
 
 
+# A table's header keys that say how and when it was made, not what kps reads from it.
+_TABLE_MAKING = {"date", "command", "sweep", "kps_revision"}
+
+
 def table_rows_sha(text: str) -> str:
-    """A tuning table's fingerprint by what kps reads from it: the device, backend and concurrency
-    it is for and its rows' fields, not their spacing, comments, date or sweep line."""
-    keep = ("reduce ", "scan ", "device =", "backend =", "concurrency =")
-    body = "\n".join(" ".join(l.split("#")[0].split()) for l in text.splitlines() if l.startswith(keep))
-    return hashlib.sha256(body.encode()).hexdigest()[:16]
+    """A tuning table's fingerprint by what kps reads from it: its header keys (device, backend,
+    concurrency, ...) and its rows, each line as the library parses it (trimmed, split on any
+    whitespace, comments dropped: src/kps/tuning/table.cpp), without how and when it was made
+    (date, command, sweep line, revision). A format-1 table's rows have no `reduce` word; they
+    count as they stand."""
+    body = []
+    for line in text.splitlines():
+        fields = line.split("#")[0].split()
+        if not fields:
+            continue
+        if "=" in line.split("#")[0]:
+            key, value = (x.strip() for x in line.split("#")[0].split("=", 1))
+            if key in _TABLE_MAKING:
+                continue
+            fields = [key, "=", " ".join(value.split())]
+        body.append(" ".join(fields))
+    return hashlib.sha256("\n".join(body).encode()).hexdigest()[:16]
 
 
-def table_changed(ctx: dict) -> Optional[str]:
+def _table_header(path: Path) -> dict:
+    """The header keys of the table at `path` (device, backend, concurrency, ...)."""
+    out = {}
+    for line in path.read_text(errors="replace").splitlines():
+        code = line.split("#")[0]
+        if "=" in code:
+            key, value = (x.strip() for x in code.split("=", 1))
+            out[key] = value
+    return out
+
+
+def _table_path(recorded: str, root: Optional[Path], tables_dir: Optional[Path]) -> Path:
+    """A table path as a run recorded it (`portable`: relative inside the checkout, else the file's
+    name alone), where it is now: under the checkout (`root`), else among the installed tables."""
+    path = Path(recorded)
+    if path.is_absolute():
+        return path
+    if root is not None and (root / path).is_file():
+        return root / path
+    if tables_dir is not None and len(path.parts) == 1 and (tables_dir / path).is_file():
+        return tables_dir / path
+    return path
+
+
+def table_changed(ctx: dict, root: Optional[Path] = None, tables_dir: Optional[Path] = None) -> Optional[str]:
     """Why a run must be measured again because of the tuning table it read, else None: the table
-    (kps_tuning_table, by its path as recorded) has other rows now (kps_tuning_rows_sha256; a run
-    recorded before it kept only the whole file's checksum, kps_tuning_table_sha256, so any edit
-    counts), or the run found no table for its device and used the rules where a table of that
-    name now exists in one of the folders it searched (a table there for another concurrency, which
-    kps would not read either, does not count)."""
+    (kps_tuning_table, by its path as recorded, found under the checkout `root` or among the
+    installed `tables_dir`) has other rows now (kps_tuning_rows_sha256; a run recorded before it
+    kept only the whole file's checksum, kps_tuning_table_sha256, so any edit counts), or the run
+    found no table for its device and used the rules where a table of that name, made for its
+    device, backend and concurrency (or `*`), now lies in one of the folders it searched."""
     recorded = ctx.get("kps_tuning_table") or ""
-    missing = re.match(r"(?:.*KPS_TUNING_TABLE: )?no table (\S+) for (.*?) in (.*?);(.*)", recorded)
+    missing = re.match(r"(?:.*KPS_TUNING_TABLE: )?no table (\S+) for '(.*)' \((\S+), concurrency (\d+)\) in (.*?);",
+                       recorded)
     if missing:
-        name, wanted, folders, rest = missing.groups()
+        name, device, backend, concurrency, folders = missing.groups()
         for folder in folders.split(", "):
-            path = Path(folder) / name
-            # the bench named a table of that name it found for another device or concurrency
-            if path.is_file() and f"{path} is for" not in rest and f"{name} is for" not in rest:
-                return f"it ran on the rules; a table for it is installed now ({path})"
+            path = _table_path(str(Path(folder) / name), root, tables_dir)
+            if not path.is_file():
+                continue
+            h = _table_header(path)
+            if (h.get("device") in (device, "*") and h.get("backend", "").lower() == backend.lower()
+                    and h.get("concurrency", "*") in (concurrency, "*")):
+                return f"it ran on the rules; a table for it is installed now ({Path(folder) / name})"
         return None
-    path = Path(recorded.split(" (")[0].removeprefix("KPS_TUNING_TABLE="))
-    if not recorded or not path.is_file():
+    if not recorded:
         return None
-    text = path.read_text(errors="replace")
+    shown = recorded.split(" (")[0].removeprefix("KPS_TUNING_TABLE=")
+    path = _table_path(shown, root, tables_dir)
+    if not path.is_file():
+        return None
+    if "(the nearest table:" in recorded:  # another device's table stood in: has its own come since?
+        from kps_report.analyses.reduce_tune import table_slug
+        own = path.parent / (table_slug(ctx) + ".table")
+        if own.is_file() and own != path:
+            h = _table_header(own)
+            if h.get("device") == ctx.get("device") and h.get("backend", "").lower() == str(ctx.get("backend", "")).lower():
+                return f"it ran on the nearest table ({shown}); its device's own is installed now ({own.name})"
     if ctx.get("kps_tuning_rows_sha256"):
-        was, now = ctx["kps_tuning_rows_sha256"], table_rows_sha(text)
+        was, now = ctx["kps_tuning_rows_sha256"], table_rows_sha(path.read_text(errors="replace"))
     else:
         was, now = ctx.get("kps_tuning_table_sha256"), hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     if was and now != was:
-        return f"the tuning table it read changed ({path}: {was} -> {now})"
+        return f"the tuning table it read changed ({shown}: {was} -> {now})"
     return None
 
 

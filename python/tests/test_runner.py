@@ -211,42 +211,49 @@ def test_portable_paths():
     assert portable("KPS_TUNING_TABLE=/tmp/r/t.table", inside) == "KPS_TUNING_TABLE=t.table"
 
 
-def test_a_run_is_measured_again_when_its_tuning_table_changed(tmp_path, monkeypatch):
+def test_a_run_is_measured_again_when_its_tuning_table_changed(tmp_path):
     """A targets run read a table (by path and checksum) or found none and used the rules: once the
-    table is edited or re-installed, or a table for it appears where it looked, the run is stale."""
+    table has other rows, or a table made for its device appears where it looked, the run is stale;
+    paths resolve against the checkout, wherever kps runs from."""
     import hashlib
-    from kps_report.runner import table_changed
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "tables").mkdir()
-    table = tmp_path / "tables" / "cpu-threads.table"
+    from kps_report.runner import table_changed, table_rows_sha
+    root = tmp_path / "checkout"
+    (root / "tables").mkdir(parents=True)
+    table = root / "tables" / "cpu-threads.table"
     table.write_text("reduce int32 0 inf 1 8 16 0\n")
     sha = hashlib.sha256(table.read_bytes()).hexdigest()[:16]
     read = {"kps_tuning_table": "tables/cpu-threads.table", "kps_tuning_table_sha256": sha}
-    assert table_changed(read) is None
-    assert table_changed({**read, "kps_tuning_table": "tables/cpu-threads.table (the nearest table: made on X)"}) is None
+    assert table_changed(read, root) is None
+    assert table_changed({**read, "kps_tuning_table": "tables/cpu-threads.table (the nearest table: made on X)"},
+                         root) is None
     table.write_text("reduce int32 0 inf 1 32 16 0\n")
-    assert "the tuning table it read changed" in table_changed(read)
-    # a run on the rules, and later the table it looked for installed in one of the folders it searched
+    assert "the tuning table it read changed" in table_changed(read, root)
+    assert table_changed({**read, "kps_tuning_table": "gone/cpu-threads.table"}, root) is None
+    # a run that kept the rows' fingerprint: a re-rendered comment, date or spacing is no change, a row is
+    table.write_text("device = CPU\nreduce int32 0 inf 1 32 16 0   # team 1\n")
+    rows = {**read, "kps_tuning_rows_sha256": table_rows_sha(table.read_text())}
+    table.write_text("# made again\ndate = later\ndevice  =  CPU\n  reduce\tint32 0 inf 1 32 16 0  # team 1, 32 items\n")
+    assert table_changed(rows, root) is None
+    table.write_text("device = CPU\nreduce int32 0 inf 4 32 16 0\n")
+    assert "changed" in table_changed(rows, root)
+    assert table_rows_sha("kps-reduce-table 1\nint32 0 inf 1 8 0\n") != table_rows_sha("kps-reduce-table 1\nint32 0 inf 1 16 0\n")
+    # a run on the rules: a table of the name it looked for counts only if made for its device,
+    # backend and concurrency (or *)
     rules = {"kps_tuning_table": "no table cpu-openmp.table for 'CPU' (OpenMP, concurrency 16) in elsewhere, "
                                  "tables; kps uses the rules (kps::fallback_reduce_policy, kps::impl::scan_rule)"}
-    assert table_changed(rules) is None
-    (tmp_path / "tables" / "cpu-openmp.table").write_text("reduce int32 0 inf 1 8 16 0\n")
-    assert "a table for it is installed now (tables/cpu-openmp.table)" in table_changed(rules)
-    # a run whose table is gone from where it was read: nothing to compare, not stale for it
-    assert table_changed({**read, "kps_tuning_table": "gone/cpu-threads.table"}) is None
-    # a run that kept the rows' fingerprint: a re-rendered comment or date is no change, a row is
-    from kps_report.runner import table_rows_sha
-    table.write_text("device = CPU\nreduce int32 0 inf 1 32 16 0   # team 1\n")
-    rows = {"kps_tuning_table": "tables/cpu-threads.table", "kps_tuning_table_sha256": "0" * 16,
-            "kps_tuning_rows_sha256": table_rows_sha(table.read_text())}
-    table.write_text("# made again\ndate = later\ndevice = CPU\nreduce  int32 0 inf 1 32 16 0   # team 1, 32 items\n")
-    assert table_changed(rows) is None
-    table.write_text("device = CPU\nreduce int32 0 inf 4 32 16 0\n")
-    assert "changed" in table_changed(rows)
-    # a table of that name for another concurrency, which the bench said it would not read
-    other = {"kps_tuning_table": "no table cpu-openmp.table for 'CPU' (OpenMP, concurrency 2) in tables; "
-                                 "tables/cpu-openmp.table is for 'CPU' (OpenMP, concurrency 16); kps uses the rules"}
-    assert table_changed(other) is None
+    assert table_changed(rules, root) is None
+    other = root / "tables" / "cpu-openmp.table"
+    other.write_text("device = CPU\nbackend = OpenMP\nconcurrency = 2\nreduce int32 0 inf 1 8 16 0\n")
+    assert table_changed(rules, root) is None
+    other.write_text("device = CPU\nbackend = OpenMP\nconcurrency = 16\nreduce int32 0 inf 1 8 16 0\n")
+    assert "a table for it is installed now (tables/cpu-openmp.table)" in table_changed(rules, root)
+    # an installed kps records a table by its name alone: found among the installed tables
+    assert table_changed({**read, "kps_tuning_table": "cpu-threads.table"}, None, root / "tables") is not None
+    # a run on another device's table (the nearest): stale once its own device's table is there
+    near = {"kps_tuning_table": "tables/cpu-threads.table (the nearest table: made on 'CPU' ...)",
+            "kps_tuning_table_sha256": hashlib.sha256(table.read_bytes()).hexdigest()[:16],
+            "device": "CPU", "backend": "OpenMP"}
+    assert "its device's own is installed now (cpu-openmp.table)" in table_changed(near, root)
 
 
 def test_runs_repeat_each_job_into_the_study_s_runs_folder(tmp_path, home, fake_bench):
@@ -260,7 +267,16 @@ def test_runs_repeat_each_job_into_the_study_s_runs_folder(tmp_path, home, fake_
     assert stdout.index("job1 (not run yet)") < stdout.index("job0 (not run yet)", stdout.index("job1 (not run yet)"))
     assert json.loads((out / "scan" / "runs" / "job0.run2.json").read_text())["context"]["kps_run"] == "2"
     assert [f.name for f in gbench.load_study("scan", out / "scan").files] == ["job0.json", "job1.json"]
-    assert sorted(gbench.repeated_runs(out / "scan")) == [2]
+    repeats = gbench.repeated_runs(out / "scan")
+    assert sorted(repeats.runs) == [2] and not repeats.left_out
+    # run 1 measured again by another kps-bench: its old repeat no longer counts, and says why
+    first = out / "scan" / "job0.json"
+    doc = json.loads(first.read_text())
+    doc["context"]["kps_bench_sha256"] = "another"
+    first.write_text(json.dumps(doc))
+    assert gbench.repeated_runs(out / "scan").left_out == ["runs/job0.run2.json: another kps-bench"]
+    first.write_text(json.dumps({**doc, "context": {**doc["context"], "kps_bench_sha256": json.loads(
+        (out / "scan" / "job1.json").read_text())["context"]["kps_bench_sha256"]}}))
     rc, stdout, _ = run(tmp_path, home, fake_bench, "--out", out, "--runs", "3", "--only", "job0,job1")
     assert rc == 0 and stdout.count("up to date") == 4 and (out / "scan" / "runs" / "job0.run3.json").exists()
     assert run(tmp_path, home, fake_bench, "--out", out, "--runs", "0")[0] != 0

@@ -97,6 +97,12 @@ def test_cpu_targets_over_repeated_runs_take_the_median_and_show_the_range():
     assert "| int64 | 2^28 | 95 | — | — | 1.04 | 1.04 (tbb) | 1.09 |" in md
     assert "3 of 3 targets met" in md and "median over the runs of its job (3 at most" in md
     assert "`cmd --runs 3`" in md
+    # repeats left out by gbench.repeated_runs are named, not counted
+    from kps_report.gbench import Repeats
+    md = targets.cpu_table(first, "reduce", "tuned", "cmd", "OpenMP",
+                           Repeats({2: run(1.02, 0.95)}, ["runs/reduce-targets.run3.json: another tuning table"]))
+    assert "| 0.935 ✗ (0.85–1.02) (tbb) |" in md
+    assert "`runs/reduce-targets.run3.json` (another tuning table)" in md
     # one run alone: as before, no range, no note
     md = targets.cpu_table(first, "reduce", "tuned", "cmd", "OpenMP")
     assert "0.85 ✗ (tbb)" in md and "median over the runs" not in md and "`cmd`" in md

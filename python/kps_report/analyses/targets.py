@@ -168,9 +168,10 @@ def _run_cell(stat, target=None) -> str:
 
 def cpu_table(records, family: str, variant: str, command: str, backend: str = "", runs=None) -> str:
     """The host targets of family/variant (module docstring), one row per (type, N) from 2^16;
-    `backend` Serial: the one-thread loop's target alone. `runs` ({k: records}, gbench.repeated_runs):
+    `backend` Serial: the one-thread loop's target alone. `runs` (gbench.Repeats, or {k: records}):
     the same jobs run again (`kps run --runs K`); each ratio is then the median over the runs that
-    measured its row, the verdict that median's, the runs' range beside it."""
+    measured its row, the verdict that median's, the runs' range beside it; the best peer named is
+    the one of the run whose best ratio is that median (or nearest it)."""
     rs = [r for r in records if r.get("family") == family and r.get("variant") == variant and "error" not in r
           and (r.get("n") or 0) >= CPU_PEER_FROM]
     if not rs or not any(r.get(f"ratio_to_{p}") for r in rs for p in CPU_PEERS):
@@ -183,7 +184,8 @@ def cpu_table(records, family: str, variant: str, command: str, backend: str = "
     # launch: the calls' and the two runtimes' floors in microseconds, to the size where a call
     # stops being mostly its fork and join.
     floors = family == "reduce" and any(r.get("openmp_floor_wall_us") for r in rs)
-    others = list((runs or {}).values())
+    left_out = getattr(runs, "left_out", [])
+    others = list((getattr(runs, "runs", runs) or {}).values())
     rows, met, total, separate, counted = [], 0, 0, False, set()
     for t in gbench.TYPES:
         for r in sorted((r for r in rs if r["type"] == t), key=lambda r: r["n"]):
@@ -200,9 +202,10 @@ def cpu_table(records, family: str, variant: str, command: str, backend: str = "
                 cells.append(_run_cell(per_peer[p]) + (" (s)" if key and "separate" in key else "")
                              if per_peer[p] else "—")
             # the best peer of each run (its slowest ratio), then their median
-            best = _over_runs([min(rt.values()) if rt else None for rt in ratios])
+            bests = [min(rt.items(), key=lambda kv: kv[1]) if rt else None for rt in ratios]
+            best = _over_runs([b[1] if b else None for b in bests])
             if best:
-                name = min(ratios[0].items(), key=lambda kv: kv[1])[0].split(" ")[0] if ratios[0] else ""
+                name = min((b for b in bests if b), key=lambda b: abs(b[1] - best[0]))[0].split(" ")[0]
                 total += 1
                 met += best[0] >= peer_target
                 cells.append(_run_cell(best, peer_target) + (f" ({name})" if name else ""))
@@ -230,7 +233,10 @@ def cpu_table(records, family: str, variant: str, command: str, backend: str = "
     most = max(counted) if counted else 1
     over = (f" Each figure is the median over the runs of its job ({most} at most: this folder's JSON and "
             f"`{family}/runs/`), the runs' range in brackets; the verdict is the median's"
-            f"{'; the µs are this folder own run' + chr(39) + 's' if floors else ''}.") if most > 1 else ""
+            f"{'; the µs are those of the run in the folder itself' if floors else ''}.") if most > 1 else ""
+    if left_out:
+        over += (" Repeats left out (not measured as this folder's run was): "
+                 + "; ".join(f"`{x.split(': ')[0]}` ({x.split(': ', 1)[1]})" for x in left_out) + ".")
     return (f"### Targets on this CPU: {family}/{variant} against the CPU peers and the node's bound\n\n"
             f"{met} of {total} targets met (✗: missed). `/ peer`: the peer's time over {variant}'s in the same "
             f"interleaved rounds (> 1: kps faster).{note}{over} Reproduce: `{command}"
