@@ -31,6 +31,8 @@ constexpr const char* usage =
     "  --kps_footprints=LIST  footprints in bytes of the memory-latency probe (memory_latency/chase/,\n"
     "                     and /loaded/: the same beside the space's copy),\n"
     "                     as --kps_sizes (default: 2^12..2^30:2 and 2^31 where the memory holds it)\n"
+    "  --kps_cache_flush=on|off  read 4 x the last-level cache before each timed call of the\n"
+    "                     interleaved rounds (default: on on a GPU, off on a host)\n"
     "  --kps_context      print the environment (device, backend, Kokkos) as JSON and exit\n"
     "  --kps_help         this text\n"
     "plus Kokkos options (--kokkos-help lists them) and Google Benchmark options (--benchmark_...,\n"
@@ -69,7 +71,7 @@ bool json_file_output(int argc, char** argv) {
 
 /// kps' own flags, taken out of argv (Google Benchmark's stay).
 struct KpsArgs {
-  std::string sizes_text, types_text = "int32,int64,float,double", iterations_text, footprints_text;
+  std::string sizes_text, types_text = "int32,int64,float,double", iterations_text, footprints_text, flush_text;
   bool have_sizes = false, context_only = false;
 };
 
@@ -104,6 +106,12 @@ std::optional<int> take_kps_args(int& argc, char** argv, KpsArgs& a) {
       a.iterations_text = v;
     } else if (take_flag(argc, argv, i, "--kps_footprints", v)) {
       a.footprints_text = v;
+    } else if (take_flag(argc, argv, i, "--kps_cache_flush", v)) {
+      if (v != "on" && v != "off") {
+        std::cerr << "kps-bench: --kps_cache_flush=" << v << ": on or off\n";
+        return 2;
+      }
+      a.flush_text = v;
     } else if (std::strncmp(argv[i], "--kps_", 6) == 0) {
       std::cerr << "kps-bench: unknown option " << argv[i] << " (kps-bench --help lists the options)\n";
       return 2;
@@ -179,6 +187,7 @@ int main(int argc, char** argv) {
     std::cout << context.dump(2) << "\n";
     return 0;
   }
+  if (!args.flush_text.empty()) kps::bench::set_cache_flush(args.flush_text == "on");
   const bool flush_file = json_file_output(argc, argv);  // before Initialize takes its flags out of argv
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
@@ -194,6 +203,7 @@ int main(int argc, char** argv) {
   for (const auto& [key, value] : kps::bench::environment()) benchmark::AddCustomContext(key, value);
   // The peers this build times, and those it left out and why (said once here, and in the JSON).
   benchmark::AddCustomContext("kps_peers", kps::bench::peers_summary());
+  benchmark::AddCustomContext("kps_cache_flush", kps::bench::cache_flush_note());
   if (const std::string notes = kps::bench::peer_notes(); !notes.empty()) {
     benchmark::AddCustomContext("kps_peers_notes", notes);
     std::cerr << "kps-bench: peers: " << notes << "\n";

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -116,24 +117,33 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+/// Whether the rounds flush the last-level cache before each timed call (--kps_cache_flush; unset:
+/// on a GPU, not on a host).
+std::optional<bool>& cache_flush_setting() {
+  static std::optional<bool> on;
+  return on;
+}
+
 /// Reads 4x the device's last-level cache between the timed calls of the interleaved rounds
 /// (untimed), so that every call starts with the cache full of clean, unrelated lines. Without
 /// it a call pays for its predecessor's writes: a copy leaves up to a cache of dirty lines
 /// to be written back while the next call runs. Measured on an H100 (L2 50 MB) in rounds of
 /// [variant, copy, CUB] with CUB itself as the variant: the CUB call timed after the copy came
 /// out 8.5 % slower than the same call timed first in the round at 2^26 int32, 2-4 % at 2^28,
-/// 0.4-1 % at 2^30, a ratio to CUB that flattered every variant (studies/reduce/README.md). GPU
-/// backends only: a host's caches are smaller than its scheduling noise makes worth it, and CI
-/// runs the host benchmarks.
+/// 0.4-1 % at 2^30, a ratio to CUB that flattered every variant (studies/reduce/README.md). By
+/// default GPU backends only: on a host the studies time calls on data the caches hold as a
+/// caller's loop would leave it; `--kps_cache_flush=on` flushes there too (a node whose L3 holds
+/// part of the data, where what the rounds ran before decides how much).
 class CacheFlush {
  public:
   CacheFlush() {
-    if constexpr (kps::impl::is_host_space_v<Exec>) return;
+    if (!cache_flush_setting().value_or(!kps::impl::is_host_space_v<Exec>)) return;
     const std::size_t bytes = 4 * device_info().l2_bytes;
     if (bytes == 0) return;
     buffer_ = Kokkos::View<std::int64_t*, Device>("kps::bench::cache_flush", bytes / sizeof(std::int64_t));
     sum_ = Kokkos::View<std::int64_t, Device>("kps::bench::cache_flush_sum");
   }
+  std::size_t bytes() const { return buffer_.extent(0) * sizeof(std::int64_t); }
   void operator()(const Exec& exec) const {
     if (buffer_.extent(0) == 0) return;
     const auto b = buffer_;
@@ -189,6 +199,14 @@ std::vector<double> device_times(const E& exec, const std::vector<std::function<
 }
 
 }  // namespace
+
+void set_cache_flush(bool on) { cache_flush_setting() = on; }
+
+std::string cache_flush_note() {
+  const std::size_t bytes = cache_flush().bytes();
+  if (bytes == 0) return "off";
+  return "on: " + std::to_string(bytes) + " bytes (4 x the last-level cache) read before each timed call";
+}
 
 double median_seconds(const Exec& exec, const std::function<void()>& f, int reps) {
   const CacheFlush& flush = cache_flush();

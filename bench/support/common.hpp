@@ -90,6 +90,13 @@ double timed_loop(benchmark::State& state, const Exec& exec, F&& f) {
   return times[times.size() / 2];
 }
 
+/// Whether the rounds (timed_rounds) and median_seconds flush the last-level cache before each
+/// timed call (kps-bench --kps_cache_flush=on|off; before the first benchmark runs). Unset: on a
+/// GPU, not on a host. cache_flush_note(): "off", or the bytes each flush reads (the JSON context's
+/// kps_cache_flush).
+void set_cache_flush(bool on);
+std::string cache_flush_note();
+
 /// Median seconds of `reps` timed calls of f, each after a cache flush (a calibration inside a
 /// benchmark, not the benchmark's own timing).
 double median_seconds(const Exec& exec, const std::function<void()>& f, int reps = 15);
