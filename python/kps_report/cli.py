@@ -55,7 +55,7 @@ def parser() -> Parser:
     r.add_argument("--only", default="", help="comma-separated run ids of the studies' sweeps (default: all)")
     r.add_argument("--runs", type=int, default=1, metavar="K",
                    help="run each job K times, one after another (run k >= 2 into <study>/runs/<id>.run<k>.json); "
-                        "a CPU's targets table takes the medians over a job's runs, with their range")
+                        "the report's targets tables take the medians over a job's runs, with their range")
     r.add_argument("--update-committed", action="store_true",
                    help="allow --out to name a committed results folder (results/<machine>): re-measure it on purpose")
     r.add_argument("--gpus", default="", metavar="all|N",

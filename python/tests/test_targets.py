@@ -106,3 +106,14 @@ def test_cpu_targets_over_repeated_runs_take_the_median_and_show_the_range():
     # one run alone: as before, no range, no note
     md = targets.cpu_table(first, "reduce", "tuned", "cmd", "OpenMP")
     assert "0.85 ✗ (tbb)" in md and "median over the runs" not in md and "`cmd`" in md
+
+
+def test_gpu_targets_over_repeated_runs_take_the_median():
+    def run(cub, read):
+        return [rec("reduce", "tuned", "int32", 1 << 28, ratio_to_cub=cub, ratio_to_read=read, wall_us=100.0,
+                    launch_floor_wall_us=2.0)]
+    md = targets.table(run(0.99, 0.98), "reduce", "tuned", True, "cmd", {2: run(1.02, 0.99), 3: run(1.01, 0.95)})
+    assert "| int32 | 2^28 | 1.01 (0.99–1.02) | 0.98 (0.95–0.99) |  |" in md
+    assert "2 of 2 targets met" in md and "`cmd --runs 3`" in md
+    md = targets.table(run(0.99, 0.98), "reduce", "tuned", True, "cmd")
+    assert "0.99 ✗" in md and "| 100 / 2 |" in md and "median over the runs" not in md

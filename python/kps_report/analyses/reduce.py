@@ -140,9 +140,10 @@ def analyze(results, figures) -> str:
                                relative_to=kps)
             if plots.save(figures.path(png), fig, ctx):
                 md.append(figures.link(png, f"{family}, {t}"))
-    md.append(targets.table(ok, "reduce", "tuned", True, "./kps run --preset cuda --scale full --studies reduce"))
+    repeats = gbench.repeated_runs(results.folder)  # `kps run --runs K`: the targets' medians
+    md.append(targets.table(ok, "reduce", "tuned", True, "./kps run --preset cuda --scale full --studies reduce", repeats))
     md.append(targets.cpu_table(ok, "reduce", "tuned", "./kps run --scale full --studies reduce",
-                                ctx.get("backend", ""), gbench.repeated_runs(results.folder)))
+                                ctx.get("backend", ""), repeats))
     md.append(time_split(ok))
     md.append(writeback(ok))
     md.append(tuning_section(results, figures))

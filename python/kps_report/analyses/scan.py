@@ -67,9 +67,10 @@ def analyze(results, figures) -> str:
                 md.append(f"The {t} sweep ran `automatic` alone; its peers' curves (dashed, "
                           + ", ".join(f"`{d.label}`" for d in derived)
                           + ") are its GB/s over its `ratio_to_*` counters, the peers' times in the same rounds.\n")
-    md.append(targets.table(ok, "scan", "automatic", False, "./kps run --preset cuda --scale full --studies scan"))
+    repeats = gbench.repeated_runs(results.folder)  # `kps run --runs K`: the targets' medians
+    md.append(targets.table(ok, "scan", "automatic", False, "./kps run --preset cuda --scale full --studies scan", repeats))
     md.append(targets.cpu_table(ok, "scan", "automatic", "./kps run --scale full --studies scan",
-                                ctx.get("backend", ""), gbench.repeated_runs(results.folder)))
+                                ctx.get("backend", ""), repeats))
     md.append(bytes_in_flight.section(results))
     md.append(active_warps(records))
     md.append(tile_sizes(ok, figures, ctx))

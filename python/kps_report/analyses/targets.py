@@ -51,32 +51,39 @@ def _call_us(r: dict):
     return r.get("wall_us") or (r.get("seconds") * 1e6 if r.get("seconds") else None)
 
 
-def table(records, family: str, variant: str, read: bool, command: str) -> str:
+def table(records, family: str, variant: str, read: bool, command: str, runs=None) -> str:
+    """The GPU targets of family/variant (module docstring), one row per (type, N). `runs`
+    (gbench.Repeats, or {k: records}): the same jobs run again (`kps run --runs K`); each ratio is
+    then the median over the runs that measured its row, the verdict the median's, the range beside it."""
     rs = [r for r in records if r.get("family") == family and r.get("variant") == variant and "error" not in r
           and r.get("ratio_to_cub") is not None]
     if not rs:
         return ""
+    left_out = getattr(runs, "left_out", [])
+    others = list((getattr(runs, "runs", runs) or {}).values())
     peers = [("cub", "ratio_to_cub")] + ([("cub_cccl", "ratio_to_cub_cccl")]
                                          if any(r.get("ratio_to_cub_cccl") is not None for r in rs) else [])
     floor_key = "launch_floor_wall_us" if any("launch_floor_wall_us" in r for r in rs) else "launch_floor_us"
-    rows, met, total = [], 0, 0
+    rows, met, total, counted = [], 0, 0, set()
     for t in gbench.TYPES:
         for r in sorted((r for r in rs if r["type"] == t), key=lambda r: r["n"]):
+            mine = [r] + [x for o in others for x in [_same_row(o, family, variant, r)] if x]
+            counted.add(len(mine))
             cells = [t, pow2(r["n"])]
             missed = False
             for p, key in peers:
-                v, goal = r.get(key), cub_target(family, p, t, r["n"])
-                cells.append(_cell(v, goal))
+                v, goal = _over_runs([x.get(key) for x in mine]), cub_target(family, p, t, r["n"])
+                cells.append(_run_cell(v, goal))
                 if v is not None:
                     total += 1
-                    met += v >= goal
-                    missed |= v < goal
+                    met += v[0] >= goal
+                    missed |= v[0] < goal
             if read:
-                v = r.get("ratio_to_read") if r["n"] in READ_SIZES else None
-                cells.append(_cell(v, READ_TARGET))
+                v = _over_runs([x.get("ratio_to_read") for x in mine]) if r["n"] in READ_SIZES else None
+                cells.append(_run_cell(v, READ_TARGET))
                 if v is not None:
                     total += 1
-                    met += v >= READ_TARGET
+                    met += v[0] >= READ_TARGET
             call, floor = _call_us(r), r.get(floor_key)
             cells.append(f"{fmt(call)} / {fmt(floor)}" if missed and call and floor else "")
             rows.append(cells)
@@ -88,9 +95,26 @@ def table(records, family: str, variant: str, read: bool, command: str) -> str:
             + ["where missed: call / launch floor, µs"])
     return (f"### Targets: {family}/{variant} against CUB" + (" and a streaming read" if read else "") + "\n\n"
             f"{met} of {total} targets met (✗: missed). Ratios are a peer's time over {variant}'s in the same "
-            f"interleaved rounds (> 1: kps faster). Reproduce: `{command}` (the kps-bench commands: "
-            f"'Produced by' below).\n\n"
+            f"interleaved rounds (> 1: kps faster).{_runs_note(family, counted, left_out, False)} Reproduce: "
+            f"`{command}{_runs_flag(counted)}` (the kps-bench commands: 'Produced by' below).\n\n"
             + markdown_table(head, rows) + "\n")
+
+
+def _runs_note(family: str, counted: set, left_out: list, floors: bool) -> str:
+    """The targets' sentence on repeated runs: how many a figure is the median of, what was left out."""
+    most = max(counted) if counted else 1
+    note = (f" Each figure is the median over the runs of its job ({most} at most: this folder's JSON and "
+            f"`{family}/runs/`), the runs' range in brackets; the verdict is the median's"
+            f"{'; the µs are those of the run in the folder itself' if floors else ''}.") if most > 1 else ""
+    if left_out:
+        note += (" Repeats left out (not measured as this folder's run was): "
+                 + "; ".join(f"`{x.split(': ')[0]}` ({x.split(': ', 1)[1]})" for x in left_out) + ".")
+    return note
+
+
+def _runs_flag(counted: set) -> str:
+    most = max(counted) if counted else 1
+    return f" --runs {most}" if most > 1 else ""
 
 
 CPU_PEER_FROM = 1 << 16
@@ -230,15 +254,8 @@ def cpu_table(records, family: str, variant: str, command: str, backend: str = "
             "oneTBB alone in a process of its own: kps' rounds interleave calls that leave dirty or evicted lines "
             "behind, its own rounds did not, which favours it at sizes within the caches and by about 10 % at the "
             "largest).") if separate else ""
-    most = max(counted) if counted else 1
-    over = (f" Each figure is the median over the runs of its job ({most} at most: this folder's JSON and "
-            f"`{family}/runs/`), the runs' range in brackets; the verdict is the median's"
-            f"{'; the µs are those of the run in the folder itself' if floors else ''}.") if most > 1 else ""
-    if left_out:
-        over += (" Repeats left out (not measured as this folder's run was): "
-                 + "; ".join(f"`{x.split(': ')[0]}` ({x.split(': ', 1)[1]})" for x in left_out) + ".")
+    over = _runs_note(family, counted, left_out, floors)
     return (f"### Targets on this CPU: {family}/{variant} against the CPU peers and the node's bound\n\n"
             f"{met} of {total} targets met (✗: missed). `/ peer`: the peer's time over {variant}'s in the same "
-            f"interleaved rounds (> 1: kps faster).{note}{over} Reproduce: `{command}"
-            f"{f' --runs {most}' if most > 1 else ''}`.\n\n"
+            f"interleaved rounds (> 1: kps faster).{note}{over} Reproduce: `{command}{_runs_flag(counted)}`.\n\n"
             + markdown_table(head, rows) + "\n")
