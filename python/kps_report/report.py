@@ -179,16 +179,17 @@ def conditions(machine: Machine) -> str:
 def threads_binding(docs: list) -> str:
     """How the host's threads were bound in these runs (kps-bench's host_threads_widest_cpus, the
     most CPUs any one thread's affinity allowed), or '' where no run recorded it."""
-    widest = sorted({int(d["context"]["host_threads_widest_cpus"]) for d in docs
-                     if str(d["context"].get("host_threads_widest_cpus", "")).isdigit()})
+    widest = [int(d["context"]["host_threads_widest_cpus"]) for d in docs
+              if str(d["context"].get("host_threads_widest_cpus", "")).isdigit()]
     if not widest:
         return ""
-    threads = {d["context"].get("kokkos_concurrency") for d in docs} - {None}
-    if widest == [1] or threads == {"1"}:
-        return "each thread on one CPU" if widest == [1] else "one thread"
-    return (f"not bound: a thread may run on up to {widest[-1]} CPUs"
-            + (f" in {sum(1 for d in docs if d['context'].get('host_threads_widest_cpus') not in (None, '1'))} "
-               f"of {len(docs)} runs" if widest[0] == 1 else ""))
+    if max(widest) == 1:
+        return "each thread on one CPU"
+    if {d["context"].get("kokkos_concurrency") for d in docs} - {None} == {"1"}:
+        return "one thread"
+    floating = sum(w > 1 for w in widest)
+    return (f"not bound: a thread may run on up to {max(widest)} CPUs"
+            + (f" in {floating} of {len(docs)} runs" if floating < len(widest) else ""))
 
 
 def threads_warning(docs: list) -> str:

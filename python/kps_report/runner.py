@@ -2,8 +2,8 @@
 
 A job whose JSON is up to date is skipped: it was written by this very kps-bench binary (its
 checksum, context kps_bench_sha256) for this very job definition (kps_job, a hash of the kps-bench
-arguments), it is complete, and the tuning table it read is unchanged (kps_tuning_table_sha256; a
-run on the rules: no table for it installed since; table_changed). Anything else re-runs it, saying
+arguments), it is complete, and the tuning table it read has the same rows (kps_tuning_rows_sha256;
+a run on the rules: no table for it installed since; table_changed). Anything else re-runs it, saying
 why. kps-bench writes to <id>.json.partial; the runner keeps the aggregates with the repetitions'
 spread (gbench.slim), adds the command, the load around the run, its wall time and the GPU's clocks,
 power and temperature before and after it to the context and moves the file into place, so a folder
@@ -441,7 +441,7 @@ class Runner:
         if rc:
             context["kps_exit_status"] = str(rc)
         # kps_tuning_table: the table's path, then what selected it ("PATH (the nearest table: ...)").
-        table = (doc["context"].get("kps_tuning_table") or "").split(" (")[0].removeprefix("KPS_TUNING_TABLE=")
+        table = recorded_table(doc["context"].get("kps_tuning_table") or "")
         if table and Path(table).is_file():  # which table the run read, by content (its path may change)
             context["kps_tuning_table_sha256"] = hashlib.sha256(Path(table).read_bytes()).hexdigest()[:16]
             context["kps_tuning_rows_sha256"] = table_rows_sha(Path(table).read_text(errors="replace"))
@@ -464,15 +464,13 @@ def table_rows_sha(text: str) -> str:
     count as they stand."""
     body = []
     for line in text.splitlines():
-        fields = line.split("#")[0].split()
-        if not fields:
-            continue
-        if "=" in line.split("#")[0]:
-            key, value = (x.strip() for x in line.split("#")[0].split("=", 1))
-            if key in _TABLE_MAKING:
-                continue
-            fields = [key, "=", " ".join(value.split())]
-        body.append(" ".join(fields))
+        code = line.split("#")[0]
+        if "=" in code:
+            key, value = (x.strip() for x in code.split("=", 1))
+            if key not in _TABLE_MAKING:
+                body.append(f"{key} = {' '.join(value.split())}")
+        elif code.split():
+            body.append(" ".join(code.split()))
     return hashlib.sha256("\n".join(body).encode()).hexdigest()[:16]
 
 
@@ -485,6 +483,12 @@ def _table_header(path: Path) -> dict:
             key, value = (x.strip() for x in code.split("=", 1))
             out[key] = value
     return out
+
+
+def recorded_table(recorded: str) -> str:
+    """The table's path in kps-bench's kps_tuning_table note ("PATH", "PATH (the nearest table:
+    ...)", "KPS_TUNING_TABLE=PATH ..."), or '' for a note without one."""
+    return recorded.split(" (")[0].removeprefix("KPS_TUNING_TABLE=") if recorded else ""
 
 
 def _table_path(recorded: str, root: Optional[Path], tables_dir: Optional[Path]) -> Path:
@@ -523,7 +527,7 @@ def table_changed(ctx: dict, root: Optional[Path] = None, tables_dir: Optional[P
         return None
     if not recorded:
         return None
-    shown = recorded.split(" (")[0].removeprefix("KPS_TUNING_TABLE=")
+    shown = recorded_table(recorded)
     path = _table_path(shown, root, tables_dir)
     if not path.is_file():
         return None

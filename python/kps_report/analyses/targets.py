@@ -159,8 +159,7 @@ def cpu_ratios(records, family: str, r: dict) -> dict:
         if r.get(f"ratio_to_{p}"):
             out[p] = r[f"ratio_to_{p}"]
             continue
-        other = next((_gbps(o) for o in records if o.get("family") == family and o.get("variant") == p
-                      and o.get("type") == r["type"] and o.get("n") == r["n"] and "error" not in o), None)
+        other = _gbps(_same_row(records, family, p, r))
         if other and _gbps(r):
             out[f"{p} (separate run)"] = _gbps(r) / other
     return out
