@@ -175,6 +175,23 @@ class Tune(unittest.TestCase):
         self.assertEqual([r[4] for r in rows["int32"]], [SMALL, [20000], LARGE])
         self.assertEqual([r[2] for r in rows["int32"]], [tune.Config(*B), tune.Config(*A), tune.Config(*D)])
 
+    def test_dynamic_teams_within_the_spread_of_a_static_pick_are_taken(self):
+        # At the large sizes B (static) is best; D (B's league, dynamic, past one wave there) is
+        # 0.5 % behind, within the repetitions' 1 % spread: the balanced schedule is taken. 3 %
+        # behind, outside the spread (but within the 3 % merge tolerance), B stays.
+        D = ("dynamic", 256, 16, 0)
+        _, _, rows, _ = self.analyse(canned({("int32", n) + D: 100.5 for n in LARGE}))
+        self.assertEqual(rows["int32"][-1][2], tune.Config(*D))
+        self.assertEqual(rows["int32"][-1][4], LARGE)
+        self.assertAlmostEqual(rows["int32"][-1][3], 1.005)
+        _, _, rows, _ = self.analyse(canned({("int32", n) + D: 103.0 for n in LARGE}))
+        self.assertEqual(rows["int32"][-1][2], tune.Config(*B))
+        # Within the spread at two of the row's sizes but not at the third: B stays.
+        over = {("int32", n) + D: 100.5 for n in LARGE[:2]}
+        over[("int32", LARGE[2]) + D] = 103.0
+        _, _, rows, _ = self.analyse(canned(over))
+        self.assertEqual(rows["int32"][-1][2], tune.Config(*B))
+
     def test_a_type_swept_in_the_caches_alone_takes_its_size_mates_rows_past_them(self):
         # int64 swept at the small sizes alone (B best there), double at every size (A small, B
         # large): int64 keeps its own row to the geometric mean of its last size and double's next

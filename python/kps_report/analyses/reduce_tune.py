@@ -5,7 +5,8 @@
    with the smallest median wall time of its interleaved rounds (sweep_points, tune_seconds).
 2. Ranges: sizes are walked upwards and kept in one range while some configuration stays
    within TOLERANCE (3 %) of every size's optimum ("similar optima"); the range's entry is
-   the configuration whose worst ratio to the optimum over the range is smallest. A range
+   the configuration whose worst ratio to the optimum over the range is smallest, or dynamic
+   teams (host backends) where they are within the sweep's spread of it at every size. A range
    reaches down to the geometric mean of its first size and the previous range's last size
    (0 for the first range) and up to the next boundary ('inf' for the last).
 3. The lookup table (format: src/kps/tuning/table.hpp, `reduce` rows): rows for every swept type; a type
@@ -201,6 +202,11 @@ def ratio(points_t, c, n, best_s, concurrency):
 def group_sizes(points_t, best_t, concurrency, tolerance=TOLERANCE):
     """Greedy ranges over the sorted sizes: [(sizes, Config, worst ratio)]."""
     configs = sorted({c for n in points_t for c in points_t[n]})
+
+    def spread(n):
+        """The repetitions' relative spread at n (median cv of its points)."""
+        return median_cv(points_t[n].values(), next(iter(points_t[n].values()))["tune_key"])
+
     groups = similar_runs(points_t, lambda n: {c for c in configs
                                                if ratio(points_t, c, n, best_t[n][1], concurrency) <= 1 + tolerance})
     out = []
@@ -213,12 +219,26 @@ def group_sizes(points_t, best_t, concurrency, tolerance=TOLERANCE):
             # 16-core node: 17-23 teams taken dynamically, 276 us at 2^12 in the sweep against 6.2 static)
             return (max(rs), sum(rs) / len(rs), c.waves, c.variant == "dynamic", c)
         pick = min(cands, key=score)
+        # Where dynamic teams are within the sweep's spread of the pick at every size of the run
+        # (each a league of more than one wave there, so the dynamic point itself was timed), they
+        # go first: the sweep times one cache state on quiet cores, and a static league waits for
+        # its slowest share. In the 16-core node's targets (2026-11-29) the static pick at int64
+        # 2^24 (four-thread teams, four waves: 240 GB/s in the sweep, 2 % ahead of one-thread teams
+        # of 8192 items taken dynamically, within the 10 % spread) read 112-178 GB/s beside
+        # oneTBB's 137-195, 0.82-0.91 x; the dynamic point 234 GB/s, 1.15 x; beside other load the
+        # static rows lost most (results/h200-node-openmp16/experiments: reduce-balanced-2e24,
+        # reduce-targets-loaded).
+        top = score(pick)[0]
+        balanced = [c for c in cands if c.variant == "dynamic"
+                    and all(c in points_t[n] for n in ns)
+                    and score(c)[0] <= top * (1 + min(spread(n) for n in ns))]
+        if balanced and pick.variant != "dynamic":
+            pick = min(balanced, key=score)
         out.append((ns, pick, score(pick)[0]))
     # Rows that do not beat a neighbour by more than the sweep's spread at their sizes go (the
     # repetitions' spread, at least the merge tolerance: run-to-run changes exceed a run's own).
     return merge_within_spread(
-        out, lambda c, n: ratio(points_t, c, n, best_t[n][1], concurrency),
-        lambda n: max(tolerance, median_cv(points_t[n].values(), next(iter(points_t[n].values()))["tune_key"])))
+        out, lambda c, n: ratio(points_t, c, n, best_t[n][1], concurrency), lambda n: max(tolerance, spread(n)))
 
 
 def boundaries(groups):
