@@ -191,6 +191,24 @@ class Tune(unittest.TestCase):
         over[("int32", LARGE[2]) + D] = 103.0
         _, _, rows, _ = self.analyse(canned(over))
         self.assertEqual(rows["int32"][-1][2], tune.Config(*B))
+        # Size by size, not by the worst ratio: B reads 1.00, 1.00, 1.02 of the best, D 1.02, 1.00,
+        # 1.00 (the same worst ratio); D is 2 % behind B at the first size, outside the spread.
+        over = {("int32", LARGE[0]) + D: 102.0, ("int32", LARGE[1]) + D: 100.0,
+                ("int32", LARGE[2]) + D: 100.0, ("int32", LARGE[2]) + B: 102.0}
+        _, _, rows, _ = self.analyse(canned(over))
+        self.assertEqual(rows["int32"][-1][2], tune.Config(*B))
+
+    def test_a_dynamic_choice_is_no_baseline_for_the_merge(self):
+        # A at 1.035 x B at the large sizes is outside the 3 % merge tolerance of B: two rows, A's
+        # and B's. D (0.5 % behind B) then takes B's row; had it taken it before the merge, A (1.035
+        # / 1.005 = 1.030 x D) would have merged the large row into A's, 3.5 % behind the best.
+        D = ("dynamic", 256, 16, 0)
+        over = {("int32", n) + D: 100.5 for n in LARGE}
+        over.update({("int32", n) + A: 103.5 for n in LARGE})
+        _, _, rows, _ = self.analyse(canned(over))
+        self.assertEqual([r[2] for r in rows["int32"]], [tune.Config(*A), tune.Config(*D)])
+        self.assertEqual(rows["int32"][-1][4], LARGE)
+        self.assertAlmostEqual(rows["int32"][-1][3], 1.005)
 
     def test_a_type_swept_in_the_caches_alone_takes_its_size_mates_rows_past_them(self):
         # int64 swept at the small sizes alone (B best there), double at every size (A small, B

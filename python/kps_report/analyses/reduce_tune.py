@@ -219,26 +219,35 @@ def group_sizes(points_t, best_t, concurrency, tolerance=TOLERANCE):
             # 16-core node: 17-23 teams taken dynamically, 276 us at 2^12 in the sweep against 6.2 static)
             return (max(rs), sum(rs) / len(rs), c.waves, c.variant == "dynamic", c)
         pick = min(cands, key=score)
-        # Where dynamic teams are within the sweep's spread of the pick at every size of the run
-        # (each a league of more than one wave there, so the dynamic point itself was timed), they
-        # go first: the sweep times one cache state on quiet cores, and a static league waits for
-        # its slowest share. In the 16-core node's targets (2026-11-29) the static pick at int64
-        # 2^24 (four-thread teams, four waves: 240 GB/s in the sweep, 2 % ahead of one-thread teams
-        # of 8192 items taken dynamically, within the 10 % spread) read 112-178 GB/s beside
-        # oneTBB's 137-195, 0.82-0.91 x; the dynamic point 234 GB/s, 1.15 x; beside other load the
-        # static rows lost most (results/h200-node-openmp16/experiments: reduce-balanced-2e24,
-        # reduce-targets-loaded).
-        top = score(pick)[0]
-        balanced = [c for c in cands if c.variant == "dynamic"
-                    and all(c in points_t[n] for n in ns)
-                    and score(c)[0] <= top * (1 + min(spread(n) for n in ns))]
-        if balanced and pick.variant != "dynamic":
-            pick = min(balanced, key=score)
         out.append((ns, pick, score(pick)[0]))
     # Rows that do not beat a neighbour by more than the sweep's spread at their sizes go (the
     # repetitions' spread, at least the merge tolerance: run-to-run changes exceed a run's own).
-    return merge_within_spread(
-        out, lambda c, n: ratio(points_t, c, n, best_t[n][1], concurrency), lambda n: max(tolerance, spread(n)))
+    def r(c, n):
+        return ratio(points_t, c, n, best_t[n][1], concurrency)
+
+    merged = merge_within_spread(out, r, lambda n: max(tolerance, spread(n)))
+    # Then, where dynamic teams are within the sweep's spread of a row's static choice at every
+    # size of the row (each a league of more than one wave there, so the dynamic point itself was
+    # timed, not a stand-in), they take the row: the sweep times one cache state on quiet cores,
+    # and a static league waits for its slowest share. After the merge, so that a row's slower
+    # dynamic choice is no baseline a neighbour merges against. A tie at zero spread goes to the
+    # dynamic teams too. In the 16-core node's targets (2026-11-29) the static choice at int64 2^24
+    # (four-thread teams, four waves: 240 GB/s in the sweep, 2 % ahead of one-thread teams of 8192
+    # items taken dynamically, within the 10 % spread) read 112-178 GB/s beside oneTBB's 137-195,
+    # 0.82-0.91 x; the dynamic teams 234 GB/s, 1.15 x (a run with a table made for it alone, not
+    # committed), and the table with this rule 1.01-1.15 x in three targets runs; beside other load
+    # the static rows lost most (results/h200-node-openmp16: reduce/runs/, experiments/
+    # reduce-balanced-2e24, experiments/reduce-targets-loaded).
+    final = []
+    for ns, pick, worst in merged:
+        if pick.variant != "dynamic":
+            balanced = [c for c in configs if c.variant == "dynamic" and all(c in points_t[n] for n in ns)
+                        and all(r(c, n) <= r(pick, n) * (1 + spread(n)) for n in ns)]
+            if balanced:
+                pick = min(balanced, key=lambda c: (max(r(c, n) for n in ns), sum(r(c, n) for n in ns), c))
+                worst = max(r(pick, n) for n in ns)
+        final.append((ns, pick, worst))
+    return final
 
 
 def boundaries(groups):
