@@ -5,8 +5,9 @@
    with the smallest median wall time of its interleaved rounds (sweep_points, tune_seconds).
 2. Ranges: sizes are walked upwards and kept in one range while some configuration stays
    within TOLERANCE (3 %) of every size's optimum ("similar optima"); the range's entry is
-   the configuration whose worst ratio to the optimum over the range is smallest, or dynamic
-   teams (host backends) where they are within the sweep's spread of it at every size. A range
+   the configuration whose worst ratio to the optimum over the range is smallest; once ranges
+   are merged, dynamic teams (host backends) where they are within the sweep's spread of that
+   static entry at every size of the range. A range
    reaches down to the geometric mean of its first size and the previous range's last size
    (0 for the first range) and up to the next boundary ('inf' for the last).
 3. The lookup table (format: src/kps/tuning/table.hpp, `reduce` rows): rows for every swept type; a type
@@ -203,16 +204,19 @@ def group_sizes(points_t, best_t, concurrency, tolerance=TOLERANCE):
     """Greedy ranges over the sorted sizes: [(sizes, Config, worst ratio)]."""
     configs = sorted({c for n in points_t for c in points_t[n]})
 
+    def r(c, n):
+        """c's time at n over n's best (inf where c has none there)."""
+        return ratio(points_t, c, n, best_t[n][1], concurrency)
+
     def spread(n):
         """The repetitions' relative spread at n (median cv of its points)."""
         return median_cv(points_t[n].values(), next(iter(points_t[n].values()))["tune_key"])
 
-    groups = similar_runs(points_t, lambda n: {c for c in configs
-                                               if ratio(points_t, c, n, best_t[n][1], concurrency) <= 1 + tolerance})
+    groups = similar_runs(points_t, lambda n: {c for c in configs if r(c, n) <= 1 + tolerance})
     out = []
     for ns, cands in groups:
         def score(c):
-            rs = [ratio(points_t, c, n, best_t[n][1], concurrency) for n in ns]
+            rs = [r(c, n) for n in ns]
             # ties go to the static schedule: where the seed's league is one wave or less the seed's
             # point stands in for the dynamic one (config_seconds), and a row labelled dynamic from
             # that stand-in runs teams dynamically past the swept size (int32 1449..2896 on the
@@ -222,9 +226,6 @@ def group_sizes(points_t, best_t, concurrency, tolerance=TOLERANCE):
         out.append((ns, pick, score(pick)[0]))
     # Rows that do not beat a neighbour by more than the sweep's spread at their sizes go (the
     # repetitions' spread, at least the merge tolerance: run-to-run changes exceed a run's own).
-    def r(c, n):
-        return ratio(points_t, c, n, best_t[n][1], concurrency)
-
     merged = merge_within_spread(out, r, lambda n: max(tolerance, spread(n)))
     # Then, where dynamic teams are within the sweep's spread of a row's static choice at every
     # size of the row (each a league of more than one wave there, so the dynamic point itself was
