@@ -165,6 +165,42 @@ TYPED_TEST(Scan, SinglePassLanes) {
       }
 }
 
+// One thread's scan of a cached range (impl::cached_scan, the second pass of a cached tile), on
+// the host backend, where a vector form may run (kps/host/backend.hpp, BackendRangeScan: float on
+// x86): lengths around its eight-element steps, outputs 0-3 elements off a 16-byte boundary (the
+// streaming stores' aligned path and the one-element path), exclusive and inclusive, ordinary and
+// streaming stores, in place and not, after an offset; the returned total too.
+TYPED_TEST(Scan, CachedRange) {
+  using T = TypeParam;
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  const T offset = T(5);
+  for (std::size_t n : {0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 100, 1000, 4099})
+    for (std::size_t shift : {0, 1, 2, 3})
+      for (bool exclusive : {true, false})
+        for (bool streaming : {false, true})
+          for (bool in_place : {false, true}) {
+            SCOPED_TRACE("n=" + std::to_string(n) + " shift=" + std::to_string(shift) + " exclusive=" +
+                         std::to_string(exclusive) + " streaming=" + std::to_string(streaming) +
+                         " in_place=" + std::to_string(in_place));
+            const auto x = random_values<T>(n, 700 + static_cast<std::uint32_t>(n + shift));
+            std::vector<T> want = reference_scan(x, exclusive);
+            const T total = reference_scan(x, false).empty() ? T(0) : reference_scan(x, false).back();
+            for (auto& w : want) w = T(w + offset);
+            alignas(64) static T in_buf[4100 + 4], out_buf[4100 + 4];
+            std::copy(x.begin(), x.end(), in_buf + shift);
+            T* const out = in_place ? in_buf + shift : out_buf + shift;
+            T got_total{};
+            const T* const in = in_buf + shift;
+            if (exclusive && streaming) got_total = impl::cached_scan<Exec, true, true>(in, out, n, offset);
+            if (exclusive && !streaming) got_total = impl::cached_scan<Exec, true, false>(in, out, n, offset);
+            if (!exclusive && streaming) got_total = impl::cached_scan<Exec, false, true>(in, out, n, offset);
+            if (!exclusive && !streaming) got_total = impl::cached_scan<Exec, false, false>(in, out, n, offset);
+            expect_matches(std::vector<T>(out, out + n), want);
+            if (::testing::Test::HasFatalFailure()) return;
+            ASSERT_TRUE(scan_element_matches(got_total, T(total + offset), n)) << "total " << got_total;
+          }
+}
+
 // The single pass on cached tiles (TileLoad::cached): items per thread that are a multiple of a
 // 64-byte line and that are not (each thread's run then starts mid-line: the streaming stores'
 // unaligned head and tail), one and two Kokkos threads per team (GPUs: warps), ordinary and

@@ -23,6 +23,10 @@
 //                       streaming (non-temporal) store where the backend has one (kps/host/backend.hpp:
 //                       x86 hosts), which skips the read of a CPU's write-allocate; drain() orders
 //                       them before what the thread writes next (generic: ordinary stores, nothing to drain)
+//   BackendRangeScan<Exec>  vector<T>: whether scan<Exclusive, Streaming>(in, out, count, offset),
+//                       one thread's scan of a cached range (kps/scan/single_pass_cached.hpp,
+//                       cached_scan), has a vector form for T on the backend (kps/host/backend.hpp:
+//                       float on x86 hosts; nothing generic)
 // and KPS_IMPL_ROLLED_LOOP, placed before a loop that must not be unrolled in device code.
 #pragma once
 
@@ -64,6 +68,8 @@ template <class Exec, class Enable = void>
 struct BackendPair;
 template <class Exec, class Enable = void>
 struct BackendStore;
+template <class Exec, class Enable = void>
+struct BackendRangeScan;
 
 }  // namespace kps::impl
 
@@ -141,6 +147,16 @@ struct BackendStore {
     *dst = v;
   }
   KOKKOS_INLINE_FUNCTION static void drain() {}
+};
+
+template <class Exec, class Enable>
+struct BackendRangeScan {
+  template <class T>
+  static constexpr bool vector = false;
+  template <bool Exclusive, bool Streaming, class T>
+  KOKKOS_INLINE_FUNCTION static T scan(const T* /*in*/, T* /*out*/, std::size_t /*count*/, T offset) {
+    return offset;  // never called: vector<T> is false
+  }
 };
 
 }  // namespace kps::impl
