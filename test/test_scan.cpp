@@ -186,7 +186,13 @@ TYPED_TEST(Scan, CachedRange) {
             std::vector<T> want = reference_scan(x, exclusive);
             const T total = reference_scan(x, false).empty() ? T(0) : reference_scan(x, false).back();
             for (auto& w : want) w = T(w + offset);
-            alignas(64) static T in_buf[4100 + 4], out_buf[4100 + 4];
+            // Around the range: values it must neither read nor write (an overrun changes the sums
+            // or the guards).
+            constexpr std::size_t cap = 4099 + 3 + 4;
+            alignas(64) static T in_buf[cap], out_buf[cap];
+            const auto noise = random_values<T>(cap, 9);
+            std::copy(noise.begin(), noise.end(), in_buf);
+            std::fill(out_buf, out_buf + cap, T(-7));
             std::copy(x.begin(), x.end(), in_buf + shift);
             T* const out = in_place ? in_buf + shift : out_buf + shift;
             T got_total{};
@@ -198,6 +204,11 @@ TYPED_TEST(Scan, CachedRange) {
             expect_matches(std::vector<T>(out, out + n), want);
             if (::testing::Test::HasFatalFailure()) return;
             ASSERT_TRUE(scan_element_matches(got_total, T(total + offset), n)) << "total " << got_total;
+            const T* const buf = in_place ? in_buf : out_buf;
+            for (std::size_t j = 0; j < cap; ++j) {
+              if (j >= shift && j < shift + n) continue;
+              ASSERT_EQ(buf[j], in_place ? noise[j] : T(-7)) << "written outside the range at " << j;
+            }
           }
 }
 

@@ -10,15 +10,16 @@
 //     first; drain() is SFENCE, which orders them before the thread's later stores.
 //   BackendRangeScan: on x86-64, a float range scanned four elements to an SSE2 register (two
 //     shifted adds give a register's own prefix), eight per step, the range's running total kept
-//     as a register of four copies: one dependent add per eight elements, about four adds and
-//     four shuffles per four elements where the one-element loop spends three adds on each, the output
+//     as a register of four copies: one dependent add per eight elements, eleven adds and eight
+//     shuffles per eight where the one-element loop spends three adds on each, the output
 //     written a register at a time (MOVNTPS when streaming, the store itself: no move of each
 //     element to an integer register for MOVNTI). float only: kps' float scan on the 2-core
-//     development machine ran 1.43-1.80 x faster on one thread and 1.13-1.30 x on two with it, in
-//     the caches and from memory (results/intel-xeon-2t-openmp/experiments/scan-float-range-vector),
-//     where a stand-alone copy of the loop with two-double and four-int32 registers was no faster
-//     than the one-element loop (the integer adds are not the limit; two doubles per register are
-//     too few for the shuffles).
+//     development machine ran 1.43-1.80 x faster on one thread and 1.13-1.30 x on two with it, at
+//     2^16..2^24 elements, all inside that machine's L3
+//     (results/intel-xeon-2t-openmp/experiments/scan-float-range-vector), where a stand-alone copy
+//     of the loop (not kept) with two-double and four-int32 registers was no faster than the
+//     one-element loop: the integer adds are not the limit, and two doubles a register are too
+//     few for the shuffles.
 #pragma once
 
 #include <cstddef>
@@ -94,25 +95,36 @@ struct BackendRangeScan<Exec, std::enable_if_t<is_host_space_v<Exec>>> {
   template <bool Exclusive, bool Streaming, class T>
   KOKKOS_INLINE_FUNCTION static T scan(const T* in, T* out, std::size_t count, T offset) {
     static_assert(std::is_same_v<T, float>, "BackendRangeScan: float only");
-    const __m128 off = _mm_set1_ps(offset);
-    __m128 acc = _mm_setzero_ps();  // the running total, in every lane
+    float total = 0.0f;  // the running total, kept apart from offset
     std::size_t i = 0;
-    // Streaming stores need 16-byte aligned addresses: the scalar loop below takes the rest.
-    const bool aligned = (reinterpret_cast<std::uintptr_t>(out) & 15) == 0;
-    if (aligned || !Streaming) {
-      for (; i + 8 <= count; i += 8) {
-        const __m128 a = _mm_loadu_ps(in + i), b = _mm_loadu_ps(in + i + 4);
-        const __m128 sa = inclusive(a), sb = inclusive(b);
-        const __m128 ta = last(sa), tb = last(sb);
-        const __m128 la = Exclusive ? shift1(sa) : sa;
-        const __m128 lb = Exclusive ? shift1(sb) : sb;
-        put<Streaming>(out + i, _mm_add_ps(_mm_add_ps(acc, la), off));
-        put<Streaming>(out + i + 4, _mm_add_ps(_mm_add_ps(_mm_add_ps(acc, ta), lb), off));
-        acc = _mm_add_ps(acc, _mm_add_ps(ta, tb));
-      }
+    // Streaming stores need 16-byte aligned addresses: up to three elements one at a time first.
+    const std::size_t head = Streaming ? ((16 - (reinterpret_cast<std::uintptr_t>(out) & 15)) & 15) / sizeof(float) : 0;
+    one_by_one<Exclusive, Streaming>(in, out, i, head < count ? head : count, offset, total);
+    const __m128 off = _mm_set1_ps(offset);
+    __m128 acc = _mm_set1_ps(total);  // in every lane
+    for (; i + 8 <= count; i += 8) {
+      const __m128 a = _mm_loadu_ps(in + i), b = _mm_loadu_ps(in + i + 4);
+      const __m128 sa = inclusive(a), sb = inclusive(b);
+      const __m128 ta = last(sa), tb = last(sb);
+      const __m128 la = Exclusive ? shift1(sa) : sa;
+      const __m128 lb = Exclusive ? shift1(sb) : sb;
+      // The eight elements' own prefix, then the running total, then the offset (cached_scan's order).
+      put<Streaming>(out + i, _mm_add_ps(_mm_add_ps(acc, la), off));
+      put<Streaming>(out + i + 4, _mm_add_ps(_mm_add_ps(acc, _mm_add_ps(ta, lb)), off));
+      acc = _mm_add_ps(acc, _mm_add_ps(ta, tb));
     }
-    float total = _mm_cvtss_f32(acc);
-    for (; i < count; ++i) {
+    total = _mm_cvtss_f32(acc);
+    one_by_one<Exclusive, Streaming>(in, out, i, count, offset, total);
+    if constexpr (Streaming) _mm_sfence();
+    return offset + total;
+  }
+
+ private:
+  /// Elements [i, end) one at a time (a misaligned head, the tail); i ends at end.
+  template <bool Exclusive, bool Streaming>
+  KOKKOS_INLINE_FUNCTION static void one_by_one(const float* in, float* out, std::size_t& i, std::size_t end,
+                                                float offset, float& total) {
+    for (; i < end; ++i) {
       const float x = in[i];
       const float v = offset + (Exclusive ? total : float(total + x));
       if constexpr (Streaming)
@@ -121,11 +133,7 @@ struct BackendRangeScan<Exec, std::enable_if_t<is_host_space_v<Exec>>> {
         out[i] = v;
       total += x;
     }
-    if constexpr (Streaming) _mm_sfence();
-    return offset + total;
   }
-
- private:
   /// x moved up one lane, zero in lane 0.
   KOKKOS_INLINE_FUNCTION static __m128 shift1(__m128 x) {
     return _mm_castsi128_ps(_mm_slli_si128(_mm_castps_si128(x), 4));

@@ -69,12 +69,10 @@ inline constexpr std::size_t cached_scan_block = 8;
 /// turn, results/h200-node-serial/experiments/scan-loop-placement); a block's eight independent
 /// adds and one loop branch per eight elements are to leave the pace to the loads and stores.
 /// Streaming: each element through BackendStore, drained at the end. `in` may equal `out`: an
-/// element is read before it is written. Where the backend has a vector form of the range's scan
-/// for T (BackendRangeScan: float on x86 hosts), that form runs instead.
+/// element is read before it is written. cached_scan runs the backend's vector form of the
+/// range's scan instead where it has one for T (BackendRangeScan: float on x86 hosts).
 template <class Exec, bool Exclusive, bool Streaming, class T>
-KOKKOS_INLINE_FUNCTION T cached_scan(const T* in, T* out, std::size_t count, T offset) {
-  if constexpr (BackendRangeScan<Exec>::template vector<T>)
-    return BackendRangeScan<Exec>::template scan<Exclusive, Streaming>(in, out, count, offset);
+KOKKOS_INLINE_FUNCTION T cached_scan_elements(const T* in, T* out, std::size_t count, T offset) {
   const auto put = [out](std::size_t j, T v) {
     if constexpr (Streaming)
       BackendStore<Exec>::element(out + j, v);
@@ -102,6 +100,14 @@ KOKKOS_INLINE_FUNCTION T cached_scan(const T* in, T* out, std::size_t count, T o
   }
   if constexpr (Streaming) BackendStore<Exec>::drain();
   return T(offset + acc);
+}
+
+template <class Exec, bool Exclusive, bool Streaming, class T>
+KOKKOS_INLINE_FUNCTION T cached_scan(const T* in, T* out, std::size_t count, T offset) {
+  if constexpr (BackendRangeScan<Exec>::template vector<T>)
+    return BackendRangeScan<Exec>::template scan<Exclusive, Streaming>(in, out, count, offset);
+  else
+    return cached_scan_elements<Exec, Exclusive, Streaming>(in, out, count, offset);
 }
 
 template <class Exec, class T, bool Exclusive, bool Streaming, class Probe = NoProbe>
