@@ -183,8 +183,9 @@ TYPED_TEST(Scan, CachedRange) {
                          std::to_string(exclusive) + " streaming=" + std::to_string(streaming) +
                          " in_place=" + std::to_string(in_place));
             const auto x = random_values<T>(n, 700 + static_cast<std::uint32_t>(n + shift));
-            std::vector<T> want = reference_scan(x, exclusive);
-            const T total = reference_scan(x, false).empty() ? T(0) : reference_scan(x, false).back();
+            const std::vector<T> inclusive = reference_scan(x, false);
+            const T total = inclusive.empty() ? T(0) : inclusive.back();
+            std::vector<T> want = exclusive ? reference_scan(x, true) : inclusive;
             for (auto& w : want) w = T(w + offset);
             // Around the range: values it must neither read nor write (an overrun changes the sums
             // or the guards).

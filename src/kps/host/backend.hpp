@@ -82,9 +82,11 @@ struct BackendStore<Exec, std::enable_if_t<is_host_space_v<Exec>>> {
 #endif
 };
 
+#if defined(KPS_IMPL_HOST_SSE2) && defined(__x86_64__)
+// Elsewhere (no SSE2 host pass, another architecture) the generic BackendRangeScan serves: no
+// vector form.
 template <class Exec>
 struct BackendRangeScan<Exec, std::enable_if_t<is_host_space_v<Exec>>> {
-#if defined(KPS_IMPL_HOST_SSE2) && defined(__x86_64__)
   template <class T>
   static constexpr bool vector = std::is_same_v<T, float>;
 
@@ -157,14 +159,7 @@ struct BackendRangeScan<Exec, std::enable_if_t<is_host_space_v<Exec>>> {
     else
       _mm_storeu_ps(p, v);
   }
-#else
-  template <class T>
-  static constexpr bool vector = false;
-  template <bool Exclusive, bool Streaming, class T>
-  KOKKOS_INLINE_FUNCTION static T scan(const T* /*in*/, T* /*out*/, std::size_t /*count*/, T offset) {
-    return offset;  // never called: vector<T> is false
-  }
-#endif
 };
+#endif
 
 }  // namespace kps::impl
