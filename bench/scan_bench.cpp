@@ -334,7 +334,8 @@ void register_knob_sweeps(const Options& o, std::size_t n, const std::string& su
         }
   // The look-back's round width (scan_window/single_pass/<type>/<N>/windows:W, GPUs): the tuned
   // configuration of the size (kps::impl::scan_tuning: the table's row, else the rule) with each
-  // lane reading W predecessors a round (SinglePassPolicy::look_back_windows), timed alone, and
+  // lane reading W predecessors a round (SinglePassPolicy::look_back_windows), timed with its
+  // peers (ratio_to_copy, ratio_to_cub), and
   // the same probed (scan_lookback/single_pass/<type>/<N>/windows:W): where the nearest inclusive
   // prefix lies several windows back, wider rounds read it in fewer round trips.
   if (!o.host) {
@@ -353,8 +354,7 @@ void register_knob_sweeps(const Options& o, std::size_t n, const std::string& su
           SinglePassPolicy policy{};
           policy.look_back_windows = int(s.range(0));
           return policy;
-        },
-        false);
+        });
   }
   // The look-back's delays (scan_delay/single_pass/<type>/<N>/team:T/items:I/delay:D/poll:P,
   // GPUs): the sleep after publishing the aggregate before the first read and the sleep between
