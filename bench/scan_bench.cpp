@@ -332,32 +332,6 @@ void register_knob_sweeps(const Options& o, std::size_t n, const std::string& su
           add_single_pass<T>("scan_sweep/single_pass" + config, n, policy);
           add("scan_lookback/single_pass" + config, [=](benchmark::State& s) { run_lookback<T>(s, n, policy); });
         }
-  // The look-back's round width (scan_window/single_pass/<type>/<N>/windows:W/delay:D, GPUs):
-  // the tuned configuration of the size (kps::impl::scan_tuning: the table's row, else the rule)
-  // with each lane reading W predecessors a round (SinglePassPolicy::look_back_windows) and a
-  // sleep of D ns before the first read (a wider round finds a farther inclusive prefix as fast,
-  // so the sleep that lets the nearest ones publish may pay less), timed with its peers
-  // (ratio_to_copy, ratio_to_cub); and the tuned configuration probed at each width
-  // (scan_lookback/single_pass/<type>/<N>/windows:W): where the nearest inclusive prefix lies
-  // several windows back, wider rounds reach it in fewer round trips.
-  if (!o.host) {
-    std::vector<std::vector<std::int64_t>> points;
-    for (int w = 1; w <= kps::impl::max_look_back_windows; ++w) {
-      SinglePassPolicy policy{};  // every other knob the tuning's for n
-      policy.look_back_windows = w;
-      if (!kps::impl::single_pass_launchable<Exec, T>(Exec(), policy, n)) continue;
-      add("scan_lookback/single_pass" + suffix + "/windows:" + std::to_string(w),
-          [=](benchmark::State& s) { run_lookback<T>(s, n, policy); });
-      for (int delay : {0, 1200, 2400}) points.push_back({w, delay});
-    }
-    add_single_pass_points<T>("scan_window/single_pass" + suffix, n, {"windows", "delay"}, points,
-                              [](const benchmark::State& s) {
-                                SinglePassPolicy policy{};
-                                policy.look_back_windows = int(s.range(0));
-                                policy.look_back_delay_ns = int(s.range(1));
-                                return policy;
-                              });
-  }
   // The look-back's delays (scan_delay/single_pass/<type>/<N>/team:T/items:I/delay:D/poll:P,
   // GPUs): the sleep after publishing the aggregate before the first read and the sleep between
   // polls of unpublished predecessors (SinglePassPolicy::look_back_delay_ns / poll_delay_ns), on

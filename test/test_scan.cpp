@@ -165,46 +165,6 @@ TYPED_TEST(Scan, SinglePassLanes) {
       }
 }
 
-// The look-back's wider rounds (SinglePassPolicy::look_back_windows): each lane reads 2 to 4
-// predecessors a round, with 4 and 32 lanes, tiles publishing as usual and publishing aggregates
-// only (every tile walks back to tile 0: rounds ending inside a lane's entries, partial rounds at
-// tile 0, waits on stragglers), exclusive and inclusive.
-TYPED_TEST(Scan, SinglePassLookBackWindows) {
-  for (int lanes : {4, 32})
-    for (int windows : {2, 3, 4}) {
-      SCOPED_TRACE("lanes=" + std::to_string(lanes) + " windows=" + std::to_string(windows));
-      SinglePassPolicy p{lanes, 8, TileLoad::staged};
-      p.lanes = lanes;
-      p.look_back_windows = windows;
-      for_each_exec([&](auto exec) {
-        using Exec = decltype(exec);
-        using Space = typename Exec::memory_space;
-        if (!impl::single_pass_launchable<Exec, TypeParam>(exec, p)) {
-          EXPECT_FALSE(impl::is_host_space_v<Exec>) << "host backends run every lane count up to 32";
-          return;
-        }
-        for (std::size_t n : policy_sizes) {
-          SCOPED_TRACE("n=" + std::to_string(n));
-          const auto x = random_values<TypeParam>(n, 700 + static_cast<std::uint32_t>(n));
-          auto in = to_device<TypeParam, Space>(x);
-          Kokkos::View<TypeParam*, Space> out("kps::test::out", n);
-          ScanOptions o;
-          o.single_pass = p;
-          Kokkos::deep_copy(out, TypeParam(-3));
-          exclusive_scan(exec, in, out, ScanAlgorithm::single_pass, o);
-          exec.fence();
-          expect_matches(to_host(out), reference_scan(x, true));
-          impl::Workspace<Exec> ws;
-          Kokkos::deep_copy(out, TypeParam(-3));
-          impl::single_pass_scan(exec, in.data(), out.data(), n, false, p, ws, impl::AggregatesOnlyProbe{});
-          exec.fence();
-          expect_matches(to_host(out), reference_scan(x, false));
-          if (::testing::Test::HasFatalFailure()) return;
-        }
-      });
-    }
-}
-
 // One thread's scan of a cached range (impl::cached_scan, the second pass of a cached tile), on
 // the host backend, where a vector form may run (kps/host/backend.hpp, BackendRangeScan: float on
 // x86): lengths around its eight-element steps, outputs 0-3 elements off a 16-byte boundary (the
@@ -443,7 +403,6 @@ TEST(ScanApi, BadPoliciesThrow) {
     refused(&SinglePassPolicy::poll_delay_ns, delay);
   }
   for (int ahead : {-2, 65537}) refused(&SinglePassPolicy::prefetch_tiles, ahead);
-  for (int windows : {-1, 5}) refused(&SinglePassPolicy::look_back_windows, windows);
   o = {};
   for (int tile : {1000, 1, -4}) {
     o.tile.tile = tile;

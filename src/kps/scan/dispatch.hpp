@@ -71,7 +71,6 @@ SinglePassPolicy resolve(const Exec& exec, SinglePassPolicy p, std::size_t n) {
   if (p.look_back_delay_ns == -1) p.look_back_delay_ns = tuned.look_back_delay_ns;
   if (p.poll_delay_ns == -1) p.poll_delay_ns = tuned.poll_delay_ns;
   if (p.prefetch_tiles == -1) p.prefetch_tiles = tuned.prefetch_tiles;
-  if (p.look_back_windows == 0) p.look_back_windows = tuned.look_back_windows;
   if (p.lanes == 0) p.lanes = default_lanes<Exec>();
   if (default_team && p.team_size > 0 && p.team_size < p.lanes) p.team_size = p.lanes;  // one Kokkos thread
   if (p.team_size < 0) throw std::invalid_argument("kps: single_pass scan: team size must be positive");
@@ -82,9 +81,6 @@ SinglePassPolicy resolve(const Exec& exec, SinglePassPolicy p, std::size_t n) {
     if (d < 0 || d > 1000000)
       throw std::invalid_argument("kps: single_pass scan: look-back delays are 0 to 1000000 ns (-1: the tuning's), got " +
                                   std::to_string(d));
-  if (p.look_back_windows < 1 || p.look_back_windows > max_look_back_windows)
-    throw std::invalid_argument("kps: single_pass scan: look_back_windows is 1 to " + std::to_string(max_look_back_windows) +
-                                " (0: the tuning's), got " + std::to_string(p.look_back_windows));
   const int most = BackendLanes<Exec>::simt ? Kokkos::TeamPolicy<Exec>::vector_length_max() : max_lanes;
   if (p.lanes < 1 || p.lanes > most || (p.lanes & (p.lanes - 1)) != 0)
     throw std::invalid_argument("kps: single_pass scan: lanes must be a power of two up to " + std::to_string(most) +
@@ -235,7 +231,7 @@ void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, co
   k.tiles = TileStatus<Exec, T>{ws.status.data(), ws.values.data(), ws.epoch + 1};
   k.counter = ws.tile_counter.data();
   k.lanes = p.lanes;
-  k.delay = LookBackDelay{unsigned(p.look_back_delay_ns), unsigned(p.poll_delay_ns), p.look_back_windows};
+  k.delay = LookBackDelay{unsigned(p.look_back_delay_ns), unsigned(p.poll_delay_ns)};
   k.prefetch_ahead = unsigned(p.prefetch_tiles);
   k.probe = probe;
   // Every call starts its tile ids from 0 on exec's stream (a 4-byte fill, where tiles are not
@@ -273,7 +269,7 @@ void launch_cached_single_pass(const Exec& exec, const T* in, T* out, std::size_
   k.claims = ws.tile_claims.data();
   k.first_claim = ws.claims;
   k.lanes = p.lanes;
-  k.delay = LookBackDelay{unsigned(p.look_back_delay_ns), unsigned(p.poll_delay_ns), p.look_back_windows};
+  k.delay = LookBackDelay{unsigned(p.look_back_delay_ns), unsigned(p.poll_delay_ns)};
   k.probe = probe;
   ++ws.epoch;
   Kokkos::TeamPolicy<Exec> policy(exec, static_cast<int>(league), team_size / p.lanes, p.lanes);

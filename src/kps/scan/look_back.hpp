@@ -15,23 +15,10 @@
 
 namespace kps::impl {
 
-/// The most predecessors each lane of the look-back reads in one round
-/// (SinglePassPolicy::look_back_windows).
-inline constexpr int max_look_back_windows = 4;
-
-/// The look-back's knobs: its sleeps where the backend can sleep (CUB's delay constructor),
-/// nanoseconds, and the predecessors each lane reads per round.
+/// Sleeps of the look-back where the backend can sleep (CUB's delay constructor), nanoseconds.
 struct LookBackDelay {
   unsigned first_ns = 0;  ///< after publishing the aggregate, before the first read
   unsigned poll_ns = 0;   ///< before reading again predecessors not yet published
-  int windows = 1;        ///< predecessors per lane and round, 1..max_look_back_windows: a round reads lanes x windows
-};
-
-/// One lane's predecessors of a look-back round: `windows` consecutive status entries.
-template <class T>
-struct LookBackEntries {
-  T value[max_look_back_windows] = {};
-  std::uint32_t kind[max_look_back_windows] = {};
 };
 
 /// Words per tile a LookBackProbe writes.
@@ -115,21 +102,16 @@ struct AggregatesOnlyProbe {
 /// The exclusive prefix of `tile` (the sum of every tile before it), by the `lanes` vector lanes
 /// of the calling Kokkos thread, written lane by lane (kps/impl/lanes.hpp).
 ///
-/// The tile's aggregate is published first. Each round reads a window of lanes x w predecessors
-/// (w = delay.windows), nearest first: lane l reads the w consecutive predecessors base - l w - k,
-/// k = 0..w-1, all its loads issued before any is used, so a round is one memory round trip
-/// however wide. Each lane then finds its own nearest inclusive prefix and what lies before it
-/// (the sum, the entries not yet published); the lanes wait until all of the window up to the
-/// window's nearest inclusive prefix is published (a lane with one still unpublished reads its
-/// entries again), a Min reduction finds that nearest inclusive prefix and a Sum adds the entries
-/// up to it; a window without one adds all its aggregates and the next window follows. Every
-/// entry waited for belongs to a running team (tile ids follow the order teams start:
-/// kps::impl::single_pass_ids_by_rank) that publishes its aggregate before it looks back itself,
-/// so every wait ends; tile 0 is always inclusive, so the walk ends. The reductions are
-/// vector-lane reductions (warp shuffles on GPUs): no team barrier inside the walk. CUB reads 32
-/// words with one warp the same way (w = 1); a window of team_size words evaluated by team
-/// reductions cost as much as the rest of the scan on the H100
-/// (results/h100-cuda/experiments/scan-look-back-team-window).
+/// The tile's aggregate is published first. Each round, lane l reads predecessor base - l (a
+/// window of `lanes` status words, nearest first), the lanes wait until all of the window up to
+/// its nearest inclusive prefix is published, a Min reduction finds that nearest inclusive
+/// prefix and a Sum adds the entries up to it; a window without one adds all its aggregates and
+/// the next window follows. Every entry waited for belongs to a running team (tile ids follow
+/// the order teams start: kps::impl::single_pass_ids_by_rank) that publishes its aggregate
+/// before it looks back itself, so every wait ends; tile 0 is always inclusive, so the walk ends. The reductions are vector-lane reductions
+/// (warp shuffles on GPUs): no team barrier inside the walk. CUB reads 32 words with one warp
+/// the same way; a window of team_size words evaluated by team reductions cost as much as the
+/// rest of the scan on the H100 (results/h100-cuda/experiments/scan-look-back-team-window).
 template <class Exec, class T, class Member, class ProbeTile>
 KOKKOS_INLINE_FUNCTION T look_back(const Member& team, int lanes, const TileStatus<Exec, T>& tiles, long tile, T aggregate,
                                    const LookBackDelay& delay, ProbeTile& probe) {
@@ -143,71 +125,49 @@ KOKKOS_INLINE_FUNCTION T look_back(const Member& team, int lanes, const TileStat
   Kokkos::single(Kokkos::PerThread(team), [&]() { tiles.publish(tile, tile_aggregate, aggregate); });
   probe.aggregate_published();
   BackendWait<Exec>::sleep(delay.first_ns);  // let the nearest predecessors publish before the first read
-  const int w = delay.windows;
-  const int span = lanes * w;  // predecessors a round reads
-  LaneArray<Exec, LookBackEntries<T>> entries;
-  LaneArray<Exec, int> cut;  // the lane's nearest inclusive prefix (its entry), w: none
+  LaneArray<Exec, T> value;
+  LaneArray<Exec, std::uint32_t> kind;
   T prefix = T(0);
   long base = tile - 1;  // nearest predecessor not added yet
   unsigned waits = 0;    // polls that found an entry still unpublished
-  // Reads lane l's entries (those not yet published where `unpublished_only`), then finds its cut.
-  auto read_lane = [&](int l, bool unpublished_only) {
-    LookBackEntries<T>& e = entries[l];
-    for (int k = 0; k < max_look_back_windows; ++k) {
-      if (k >= w || (unpublished_only && e.kind[k] != 0)) continue;
-      const long pred = base - long(l) * w - k;
-      e.value[k] = T(0);
-      e.kind[k] = tile_inclusive;  // before tile 0: never added (tile 0 is inclusive)
-      if (pred >= 0) e.kind[k] = tiles.read(pred, e.value[k]);
-    }
-    int c = w;  // constant bounds throughout: the entries stay in registers on GPUs
-    for (int k = max_look_back_windows - 1; k >= 0; --k)
-      if (k < w && e.kind[k] == tile_inclusive) c = k;
-    cut[l] = c;
-  };
   for (;;) {
     probe.window_started();
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) { read_lane(l, false); });
-    int nearest = span;  // the window's nearest inclusive prefix (its entry); span: none in this window
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
+      value[l] = T(0);
+      kind[l] = tile_inclusive;  // before tile 0: never added (tile 0 is inclusive)
+      if (base - l >= 0) kind[l] = tiles.read(base - l, value[l]);
+    });
+    int nearest = lanes;  // the lane of the nearest inclusive prefix; lanes: none in this window
     for (;;) {  // until every entry before the nearest inclusive prefix is published
       Kokkos::parallel_reduce(
           Kokkos::ThreadVectorRange(team, lanes),
           [&](int l, int& m) {
-            const int mine = cut[l] < w ? l * w + cut[l] : span;
+            const int mine = kind[l] == tile_inclusive ? l : lanes;
             if (mine < m) m = mine;
           },
           Kokkos::Min<int>(nearest));
       int missing = 0;
       Kokkos::parallel_reduce(
           Kokkos::ThreadVectorRange(team, lanes),
-          [&](int l, int& m) {
-            for (int k = 0; k < max_look_back_windows; ++k)
-              if (k < w && entries[l].kind[k] == 0 && l * w + k < nearest) ++m;
-          },
-          missing);
+          [&](int l, int& m) { m += kind[l] == 0 && l < nearest ? 1 : 0; }, missing);
       probe.window_complete();
       if (missing == 0) break;
       probe.waited();
       BackendWait<Exec>::pause(waits++);
       BackendWait<Exec>::sleep(delay.poll_ns);
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
-        if (l * w < nearest) read_lane(l, true);
+        if (kind[l] == 0 && l < nearest) kind[l] = tiles.read(base - l, value[l]);
       });
     }
     T sum = T(0);
     Kokkos::parallel_reduce(
-        Kokkos::ThreadVectorRange(team, lanes),
-        [&](int l, T& acc) {
-          for (int k = 0; k < max_look_back_windows; ++k)
-            if (k < w && l * w + k <= nearest) acc += entries[l].value[k];
-        },
-        sum);
+        Kokkos::ThreadVectorRange(team, lanes), [&](int l, T& acc) { acc += l <= nearest ? value[l] : T(0); }, sum);
     prefix = sum + prefix;
-    if (nearest < span) {
+    if (nearest < lanes) {
       base -= nearest;
       break;
     }
-    base -= span;
+    base -= lanes;
   }
   Kokkos::single(Kokkos::PerThread(team), [&]() {
     if constexpr (ProbeTile::publish_inclusive) tiles.publish(tile, tile_inclusive, prefix + aggregate);

@@ -133,11 +133,6 @@ struct SinglePassPolicy {
   int lanes = 0;
   /// How cached tiles write their output (direct and staged tiles ignore it).
   TileStore store = TileStore::automatic;
-  /// Predecessors each lane of the look-back reads per round, 1 to 4: a round reads `lanes` x
-  /// this many status words, one memory round trip however many (kps/scan/look_back.hpp); more
-  /// find a distant inclusive prefix in fewer round trips, at the cost of the registers that
-  /// hold them. 0: the tuning's.
-  int look_back_windows = 0;
 };
 
 /// Knobs of the tile scans built on a team algorithm.
