@@ -63,13 +63,8 @@ KOKKOS_INLINE_FUNCTION T scan_thread_totals(const Member& team, int lanes, const
 template <class Exec>
 inline constexpr bool single_pass_ids_by_rank = BackendTeamOrder<Exec>::in_league_order;
 
-/// Extra: with staged tiles, elements per thread kept in registers after the tile's staged part
-/// (SinglePassPolicy::items_in_registers): a tile is then threads x Items elements through scratch
-/// followed by threads x Extra elements, thread t's Extra consecutive ones in its registers, so
-/// that a tile holds more than scratch alone allows at the same teams per SM.
-template <class Exec, class T, int Items, bool Exclusive, bool Staged, class Probe = NoProbe, int Extra = 0>
+template <class Exec, class T, int Items, bool Exclusive, bool Staged, class Probe = NoProbe>
 struct SinglePassKernel {
-  static_assert(Extra == 0 || Staged, "kps: register items extend staged tiles only");
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
   const T* in = nullptr;
   T* out = nullptr;
@@ -118,13 +113,10 @@ struct SinglePassKernel {
         (reinterpret_cast<std::uintptr_t>(scratch) + head_bytes(threads, lanes) + 15) / 16 * 16;
     [[maybe_unused]] const StagedTile<T, Items> staged{reinterpret_cast<T*>(staged_at)};
 
-    const std::size_t tile_elems = std::size_t(threads) * (Items + Extra);
+    const std::size_t tile_elems = std::size_t(threads) * Items;
     const std::size_t tile_first = std::size_t(tile) * tile_elems;
     const std::size_t left = tile_first < n ? n - tile_first : 0;
     const std::size_t tile_valid = left < tile_elems ? left : tile_elems;
-    // Of it, the staged part's (the whole tile without register items).
-    const std::size_t staged_elems = std::size_t(threads) * Items;
-    [[maybe_unused]] const std::size_t staged_valid = tile_valid < staged_elems ? tile_valid : staged_elems;
     // Thread `rank` of the tile owns elements [first(rank), first(rank) + Items).
     auto first = [&](int rank) { return tile_first + std::size_t(rank) * Items; };
     auto valid = [&](int rank) { return first(rank) < n ? n - first(rank) : std::size_t(0); };
@@ -140,18 +132,9 @@ struct SinglePassKernel {
     // Each thread's total, its exclusive prefix among its Kokkos thread's lanes, then in the tile.
     LaneArray<Exec, std::conditional_t<Staged, Empty, ThreadItems<T, Items>>> items;
     LaneArray<Exec, T> thread_total, thread_prefix;
-    // The register part (Extra > 0): thread rank's Extra elements after the staged part, loaded
-    // first so that they are in flight with the staged loads.
-    [[maybe_unused]] const std::size_t extra_first = tile_first + staged_elems;
-    [[maybe_unused]] auto extra_at = [&](int rank) { return extra_first + std::size_t(rank) * Extra; };
-    [[maybe_unused]] auto extra_valid = [&](int rank) { return extra_at(rank) < n ? n - extra_at(rank) : std::size_t(0); };
-    [[maybe_unused]] LaneArray<Exec, ThreadItems<T, Extra == 0 ? 1 : Extra>> extra;
-    if constexpr (Extra > 0)
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes),
-                           [&](int l) { extra[l].load(in + extra_at(warp * lanes + l), extra_valid(warp * lanes + l)); });
     if constexpr (Staged) {
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes),
-                           [&](int l) { staged.read(warp * lanes + l, threads, in + tile_first, staged_valid); });
+                           [&](int l) { staged.read(warp * lanes + l, threads, in + tile_first, tile_valid); });
       team.team_barrier();
       // Each thread scans its run where it lies in scratch, a vector at a time (exclusive within
       // the thread when the scan is exclusive): the items never all sit in registers, so the
@@ -168,26 +151,8 @@ struct SinglePassKernel {
       });
     }
     T warp_prefix = T(0);
-    T aggregate = scan_thread_totals<Exec>(team, lanes, thread_total, thread_prefix, thread_totals,
-                                           warp_totals, warp_prefix);
-    // The register part's scan: each thread's run in registers, then the runs' totals across the
-    // team after the staged part's (its prefix in extra_prefix, the staged aggregate included).
-    [[maybe_unused]] LaneArray<Exec, T> extra_prefix;
-    if constexpr (Extra > 0) {
-      LaneArray<Exec, T> extra_total;
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
-        ThreadItems<T, Extra>& x = extra[l];
-        for (int j = 1; j < Extra; ++j) x.v[j] += x.v[j - 1];
-        extra_total[l] = x.v[Extra - 1];
-      });
-      team.team_barrier();  // every thread has read warp_totals (scan_thread_totals) before they are reused
-      T extra_warp_prefix = T(0);
-      const T staged_aggregate = aggregate;
-      aggregate += scan_thread_totals<Exec>(team, lanes, extra_total, extra_prefix, thread_totals, warp_totals,
-                                            extra_warp_prefix);
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes),
-                           [&](int l) { extra_prefix[l] += staged_aggregate + extra_warp_prefix; });
-    }
+    const T aggregate = scan_thread_totals<Exec>(team, lanes, thread_total, thread_prefix, thread_totals,
+                                                 warp_totals, warp_prefix);
     probed.totals_known();
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
       thread_prefix[l] += warp_prefix;
@@ -205,20 +170,8 @@ struct SinglePassKernel {
     if constexpr (Staged) {
       // The tile out, coalesced, each element plus the tile's prefix and its thread's.
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
-        staged.write(warp * lanes + l, threads, out + tile_first, staged_valid, tile_prefix, thread_totals);
+        staged.write(warp * lanes + l, threads, out + tile_first, tile_valid, tile_prefix, thread_totals);
       });
-      if constexpr (Extra > 0)
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
-          ThreadItems<T, Extra>& x = extra[l];
-          const T offset = tile_prefix + extra_prefix[l];
-          if constexpr (Exclusive) {
-            for (int j = Extra - 1; j > 0; --j) x.v[j] = offset + x.v[j - 1];
-            x.v[0] = offset;
-          } else {
-            for (int j = 0; j < Extra; ++j) x.v[j] += offset;
-          }
-          x.store(out + extra_at(warp * lanes + l), extra_valid(warp * lanes + l));
-        });
     } else {
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
         ThreadItems<T, Items>& x = items[l];
