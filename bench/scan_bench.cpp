@@ -332,31 +332,6 @@ void register_knob_sweeps(const Options& o, std::size_t n, const std::string& su
           add_single_pass<T>("scan_sweep/single_pass" + config, n, policy);
           add("scan_lookback/single_pass" + config, [=](benchmark::State& s) { run_lookback<T>(s, n, policy); });
         }
-  // Staged tiles grown by items in registers (scan_regs/single_pass/<type>/<N>/team:T/items:I/regs:R,
-  // GPUs; SinglePassPolicy::items_in_registers): the staged part of the table's largest tiles
-  // with R more elements per thread held in registers, the look-back's sleeps and the prefetch
-  // the tuning's for the size, timed with the peers (ratio_to_copy, ratio_to_cub); and the same
-  // probed (scan_lookback/single_pass/<type>/<N>/team:T/items:I/regs:R).
-  if (!o.host) {
-    const int items = sizeof(T) <= 4 ? 64 : 32;
-    std::vector<std::vector<std::int64_t>> points;
-    for (int team : {128, 160})
-      for (int regs : {0, items / 4, items / 2}) {
-        SinglePassPolicy policy{team, items, TileLoad::staged};
-        policy.items_in_registers = regs;
-        if (!kps::impl::single_pass_launchable<Exec, T>(Exec(), policy, n)) continue;
-        points.push_back({team, items, regs});
-        add("scan_lookback/single_pass" + suffix + "/team:" + std::to_string(team) + "/items:" + std::to_string(items) +
-                "/regs:" + std::to_string(regs),
-            [=](benchmark::State& s) { run_lookback<T>(s, n, policy); });
-      }
-    add_single_pass_points<T>("scan_regs/single_pass" + suffix, n, {"team", "items", "regs"}, points,
-                              [](const benchmark::State& s) {
-                                SinglePassPolicy policy{int(s.range(0)), int(s.range(1)), TileLoad::staged};
-                                policy.items_in_registers = int(s.range(2));
-                                return policy;
-                              });
-  }
   // The look-back's delays (scan_delay/single_pass/<type>/<N>/team:T/items:I/delay:D/poll:P,
   // GPUs): the sleep after publishing the aggregate before the first read and the sleep between
   // polls of unpublished predecessors (SinglePassPolicy::look_back_delay_ns / poll_delay_ns), on

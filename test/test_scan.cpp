@@ -5,8 +5,6 @@
 #include <cmath>
 #include <numeric>
 #include <thread>
-#include <tuple>
-#include <utility>
 #include <set>
 #include <string>
 #include <vector>
@@ -159,55 +157,6 @@ TYPED_TEST(Scan, SinglePassLanes) {
             impl::Workspace<Exec> ws;
             Kokkos::deep_copy(out, TypeParam(-3));
             impl::single_pass_scan(exec, in.data(), out.data(), n, false, o.single_pass, ws, impl::AggregatesOnlyProbe{});
-            exec.fence();
-            expect_matches(to_host(out), reference_scan(x, false));
-            if (::testing::Test::HasFatalFailure()) return;
-          }
-        });
-      }
-}
-
-// Staged tiles grown by items in registers (SinglePassPolicy::items_in_registers): every
-// instantiated pair of staged and register items, teams of one and two Kokkos threads of 4 and 32
-// lanes, tiles ending in the staged part, in the register part and on their boundary
-// (policy_sizes and the edges below), exclusive and inclusive, tiles publishing as usual and
-// publishing aggregates only.
-TYPED_TEST(Scan, SinglePassItemsInRegisters) {
-  for (auto [items, regs] : {std::pair{64, 16}, std::pair{64, 32}, std::pair{32, 8}, std::pair{32, 16}})
-    for (int lanes : {4, 32})
-      for (int warps : {1, 2}) {
-        SCOPED_TRACE("items=" + std::to_string(items) + " regs=" + std::to_string(regs) + " lanes=" + std::to_string(lanes) +
-                     " warps=" + std::to_string(warps));
-        SinglePassPolicy p{warps * lanes, items, TileLoad::staged};
-        p.lanes = lanes;
-        p.items_in_registers = regs;
-        for_each_exec([&](auto exec) {
-          using Exec = decltype(exec);
-          using Space = typename Exec::memory_space;
-          if (!impl::single_pass_launchable<Exec, TypeParam>(exec, p)) {
-            EXPECT_FALSE(impl::is_host_space_v<Exec> && warps == 1) << "host backends run every lane count up to 32";
-            return;
-          }
-          const std::size_t tile = impl::single_pass_tile_elements<Exec, TypeParam>(exec, p);
-          EXPECT_EQ(tile, std::size_t(warps * lanes) * std::size_t(items + regs));
-          std::vector<std::size_t> ns = policy_sizes;
-          const std::size_t staged = std::size_t(warps * lanes) * items;
-          for (std::size_t edge : {staged - 1, staged, staged + 1, tile - 1, tile, tile + 1, 2 * tile + staged + 3})
-            ns.push_back(edge);
-          for (std::size_t n : ns) {
-            SCOPED_TRACE("n=" + std::to_string(n));
-            const auto x = random_values<TypeParam>(n, 500 + static_cast<std::uint32_t>(n));
-            auto in = to_device<TypeParam, Space>(x);
-            Kokkos::View<TypeParam*, Space> out("kps::test::out", n);
-            ScanOptions o;
-            o.single_pass = p;
-            Kokkos::deep_copy(out, TypeParam(-3));
-            exclusive_scan(exec, in, out, ScanAlgorithm::single_pass, o);
-            exec.fence();
-            expect_matches(to_host(out), reference_scan(x, true));
-            impl::Workspace<Exec> ws;
-            Kokkos::deep_copy(out, TypeParam(-3));
-            impl::single_pass_scan(exec, in.data(), out.data(), n, false, p, ws, impl::AggregatesOnlyProbe{});
             exec.fence();
             expect_matches(to_host(out), reference_scan(x, false));
             if (::testing::Test::HasFatalFailure()) return;
@@ -454,14 +403,6 @@ TEST(ScanApi, BadPoliciesThrow) {
     refused(&SinglePassPolicy::poll_delay_ns, delay);
   }
   for (int ahead : {-2, 65537}) refused(&SinglePassPolicy::prefetch_tiles, ahead);
-  for (int regs : {-2, 4, 64}) refused(&SinglePassPolicy::items_in_registers, regs);
-  // Items in registers extend staged tiles of 64 (16 or 32 more) or 32 items (8 or 16) only.
-  for (auto [items, load, regs] : {std::tuple{64, TileLoad::staged, 8}, std::tuple{48, TileLoad::staged, 16},
-                                   std::tuple{64, TileLoad::direct, 16}, std::tuple{64, TileLoad::cached, 16}}) {
-    o.single_pass = {0, items, load};
-    o.single_pass.items_in_registers = regs;
-    EXPECT_THROW(exclusive_scan(ExecutionSpace(), a, a, ScanAlgorithm::single_pass, o), std::invalid_argument);
-  }
   o = {};
   for (int tile : {1000, 1, -4}) {
     o.tile.tile = tile;

@@ -71,7 +71,6 @@ SinglePassPolicy resolve(const Exec& exec, SinglePassPolicy p, std::size_t n) {
   if (p.look_back_delay_ns == -1) p.look_back_delay_ns = tuned.look_back_delay_ns;
   if (p.poll_delay_ns == -1) p.poll_delay_ns = tuned.poll_delay_ns;
   if (p.prefetch_tiles == -1) p.prefetch_tiles = tuned.prefetch_tiles;
-  if (p.items_in_registers == -1) p.items_in_registers = p.load == TileLoad::staged && default_items ? tuned.items_in_registers : 0;
   if (p.lanes == 0) p.lanes = default_lanes<Exec>();
   if (default_team && p.team_size > 0 && p.team_size < p.lanes) p.team_size = p.lanes;  // one Kokkos thread
   if (p.team_size < 0) throw std::invalid_argument("kps: single_pass scan: team size must be positive");
@@ -82,11 +81,6 @@ SinglePassPolicy resolve(const Exec& exec, SinglePassPolicy p, std::size_t n) {
     if (d < 0 || d > 1000000)
       throw std::invalid_argument("kps: single_pass scan: look-back delays are 0 to 1000000 ns (-1: the tuning's), got " +
                                   std::to_string(d));
-  if (p.items_in_registers != 0 && p.items_in_registers != 8 && p.items_in_registers != 16 && p.items_in_registers != 32)
-    throw std::invalid_argument("kps: single_pass scan: items_in_registers is 0, 8, 16 or 32 (-1: the tuning's), got " +
-                                std::to_string(p.items_in_registers));
-  if (p.items_in_registers != 0 && p.load != TileLoad::staged)
-    throw std::invalid_argument("kps: single_pass scan: items in registers extend staged tiles only");
   const int most = BackendLanes<Exec>::simt ? Kokkos::TeamPolicy<Exec>::vector_length_max() : max_lanes;
   if (p.lanes < 1 || p.lanes > most || (p.lanes & (p.lanes - 1)) != 0)
     throw std::invalid_argument("kps: single_pass scan: lanes must be a power of two up to " + std::to_string(most) +
@@ -95,46 +89,28 @@ SinglePassPolicy resolve(const Exec& exec, SinglePassPolicy p, std::size_t n) {
   return p;
 }
 
-/// Calls f(std::integral_constant<int, Items>, std::bool_constant<Staged>,
-/// std::integral_constant<int, Extra>) for the policy's items per thread, tile load and register
-/// items (all resolved); throws std::invalid_argument for the combinations kps does not instantiate.
+/// Calls f(std::integral_constant<int, Items>, std::bool_constant<Staged>) for the policy's
+/// items per thread and tile load (both resolved); throws std::invalid_argument for the
+/// combinations kps does not instantiate.
 template <class F>
 decltype(auto) with_single_pass_kernel(const SinglePassPolicy& p, F&& f) {
-  using std::integral_constant;
   const bool staged = p.load == TileLoad::staged;
-  if (p.items_in_registers != 0) {
-    if (!staged)
-      throw std::invalid_argument("kps: single_pass scan: items in registers extend staged tiles only");
-    const auto both = [&](auto items, auto extra) -> decltype(auto) { return f(items, std::true_type{}, extra); };
-    if (p.items_per_thread == 64 && p.items_in_registers == 16)
-      return both(integral_constant<int, 64>{}, integral_constant<int, 16>{});
-    if (p.items_per_thread == 64 && p.items_in_registers == 32)
-      return both(integral_constant<int, 64>{}, integral_constant<int, 32>{});
-    if (p.items_per_thread == 32 && p.items_in_registers == 8)
-      return both(integral_constant<int, 32>{}, integral_constant<int, 8>{});
-    if (p.items_per_thread == 32 && p.items_in_registers == 16)
-      return both(integral_constant<int, 32>{}, integral_constant<int, 16>{});
-    throw std::invalid_argument("kps: single_pass scan: items_in_registers is 16 or 32 after 64 staged items per thread, 8 "
-                                "or 16 after 32, got " + std::to_string(p.items_in_registers) + " after " +
-                                std::to_string(p.items_per_thread));
-  }
-  const integral_constant<int, 0> none;
   auto either = [&](auto items) -> decltype(auto) {
-    if (staged) return f(items, std::true_type{}, none);
-    return f(items, std::false_type{}, none);
+    if (staged) return f(items, std::true_type{});
+    return f(items, std::false_type{});
   };
   switch (p.items_per_thread) {
-    case 8: return either(integral_constant<int, 8>{});
-    case 16: return either(integral_constant<int, 16>{});
-    case 24: return either(integral_constant<int, 24>{});
-    case 32: return either(integral_constant<int, 32>{});
-    case 48: return either(integral_constant<int, 48>{});
-    case 64: return either(integral_constant<int, 64>{});
+    case 8: return either(std::integral_constant<int, 8>{});
+    case 16: return either(std::integral_constant<int, 16>{});
+    case 24: return either(std::integral_constant<int, 24>{});
+    case 32: return either(std::integral_constant<int, 32>{});
+    case 48: return either(std::integral_constant<int, 48>{});
+    case 64: return either(std::integral_constant<int, 64>{});
     case 256:
       if (staged)
         throw std::invalid_argument("kps: single_pass scan: 256 items per thread load directly (a staged tile "
                                     "that large exceeds team scratch)");
-      return f(integral_constant<int, 256>{}, std::false_type{}, none);
+      return f(std::integral_constant<int, 256>{}, std::false_type{});
     default:
       throw std::invalid_argument("kps: single_pass scan: items_per_thread must be 8, 16, 24, 32, 48, 64 or 256, got " +
                                   std::to_string(p.items_per_thread));
@@ -185,9 +161,8 @@ bool single_pass_launchable(const Exec& exec, SinglePassPolicy p, std::size_t n 
       single_pass_team<Exec, T, CachedSinglePassKernel<Exec, T, true, false>>(exec, p.team_size, p.lanes, false);
       return true;
     }
-    return with_single_pass_kernel(p, [&](auto items, auto stage, auto extra) {
-      using Kernel =
-          SinglePassKernel<Exec, T, decltype(items)::value, true, decltype(stage)::value, NoProbe, decltype(extra)::value>;
+    return with_single_pass_kernel(p, [&](auto items, auto stage) {
+      using Kernel = SinglePassKernel<Exec, T, decltype(items)::value, true, decltype(stage)::value>;
       single_pass_team<Exec, T, Kernel>(exec, p.team_size, p.lanes, decltype(stage)::value);
       return true;
     });
@@ -204,11 +179,10 @@ std::size_t single_pass_tile_elements(const Exec& exec, SinglePassPolicy p, std:
     return std::size_t(single_pass_team<Exec, T, CachedSinglePassKernel<Exec, T, true, false>>(exec, p.team_size,
                                                                                                 p.lanes, false)) *
            std::size_t(p.items_per_thread);
-  return with_single_pass_kernel(p, [&](auto items, auto stage, auto extra) {
-    using Kernel =
-        SinglePassKernel<Exec, T, decltype(items)::value, true, decltype(stage)::value, NoProbe, decltype(extra)::value>;
+  return with_single_pass_kernel(p, [&](auto items, auto stage) {
+    using Kernel = SinglePassKernel<Exec, T, decltype(items)::value, true, decltype(stage)::value>;
     return std::size_t(single_pass_team<Exec, T, Kernel>(exec, p.team_size, p.lanes, decltype(stage)::value)) *
-           (decltype(items)::value + decltype(extra)::value);
+           decltype(items)::value;
   });
 }
 
@@ -239,12 +213,12 @@ void prepare_tile_status(const Exec& exec, Workspace<Exec>& ws, std::size_t tile
   }
 }
 
-template <class Exec, class T, int Items, bool Exclusive, bool Staged, int Extra, class Probe>
+template <class Exec, class T, int Items, bool Exclusive, bool Staged, class Probe>
 void launch_single_pass(const Exec& exec, const T* in, T* out, std::size_t n, const SinglePassPolicy& p,
                         Workspace<Exec>& ws, const Probe& probe) {
-  using Kernel = SinglePassKernel<Exec, T, Items, Exclusive, Staged, Probe, Extra>;
+  using Kernel = SinglePassKernel<Exec, T, Items, Exclusive, Staged, Probe>;
   const int team_size = single_pass_team<Exec, T, Kernel>(exec, p.team_size, p.lanes, Staged);
-  const std::size_t tile_elems = std::size_t(team_size) * (Items + Extra);
+  const std::size_t tile_elems = std::size_t(team_size) * Items;
   const std::size_t tiles = single_pass_tiles(n, tile_elems);
   prepare_tile_status(exec, ws, tiles);
   if (!single_pass_ids_by_rank<Exec> && !ws.tile_counter.data())
@@ -331,14 +305,13 @@ void single_pass_scan(const Exec& exec, const T* in, T* out, std::size_t n, bool
       launch(std::false_type{});
     return;
   }
-  with_single_pass_kernel(policy, [&](auto items, auto stage, auto extra) {
+  with_single_pass_kernel(policy, [&](auto items, auto stage) {
     constexpr int I = decltype(items)::value;
     constexpr bool S = decltype(stage)::value;
-    constexpr int E = decltype(extra)::value;
     if (exclusive)
-      launch_single_pass<Exec, T, I, true, S, E>(exec, in, out, n, policy, ws, probe);
+      launch_single_pass<Exec, T, I, true, S>(exec, in, out, n, policy, ws, probe);
     else if constexpr (!Probe::exclusive_only)
-      launch_single_pass<Exec, T, I, false, S, E>(exec, in, out, n, policy, ws, probe);
+      launch_single_pass<Exec, T, I, false, S>(exec, in, out, n, policy, ws, probe);
   });
 }
 

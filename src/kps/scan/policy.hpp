@@ -133,11 +133,6 @@ struct SinglePassPolicy {
   int lanes = 0;
   /// How cached tiles write their output (direct and staged tiles ignore it).
   TileStore store = TileStore::automatic;
-  /// Staged tiles only: consecutive elements per thread held in registers after the tile's staged
-  /// part (0, or 16 or 32 after 64 staged items, 8 or 16 after 32): the tile grows by team_size x
-  /// this many elements without more team scratch, the registers' share of the SM the scratch
-  /// leaves unused. -1: the tuning's (0 where the policy names its items per thread).
-  int items_in_registers = -1;
 };
 
 /// Knobs of the tile scans built on a team algorithm.

@@ -9,7 +9,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 #include <Kokkos_Core.hpp>
 
@@ -64,86 +63,8 @@ KOKKOS_INLINE_FUNCTION T scan_thread_totals(const Member& team, int lanes, const
 template <class Exec>
 inline constexpr bool single_pass_ids_by_rank = BackendTeamOrder<Exec>::in_league_order;
 
-/// Calls f(std::integral_constant<int, J>) for J = First .. Last - 1 in turn.
-template <int First, int Last, class F>
-KOKKOS_INLINE_FUNCTION void static_for(F&& f) {
-  if constexpr (First < Last) {
-    f(std::integral_constant<int, First>{});
-    static_for<First + 1, Last>(f);
-  }
-}
-
-/// The register part of a staged tile (SinglePassPolicy::items_in_registers): Extra elements per
-/// thread after the staged part, as 16-byte vectors in registers, thread t holding the part's
-/// vectors t, t + threads, ... (coalesced, as the staged part's loads and stores), each with its
-/// exclusive prefix in the part (the staged part's aggregate included) once the team has scanned
-/// the part's rows.
-template <class T, int Extra>
-struct RegisterPart {
-  static constexpr int per_vector = 16 / sizeof(T);
-  static constexpr int vectors = Extra / per_vector;
-  static_assert(Extra % per_vector == 0 && vectors >= 1, "kps: a register part holds whole 16-byte vectors per thread");
-  using Vector = typename ThreadItems<T, per_vector>::Vector;
-  Vector v[vectors];
-  T prefix[vectors];
-
-  /// Reads the part's vectors of thread `rank` of `ts` from src[0, valid); zeros past valid.
-  KOKKOS_INLINE_FUNCTION void read(int rank, int ts, const T* src, std::size_t valid) {
-    const bool whole = valid == std::size_t(ts) * Extra && reinterpret_cast<std::uintptr_t>(src) % 16 == 0;
-    for (int j = 0; j < vectors; ++j) {
-      const std::size_t at = std::size_t(j) * ts + rank;
-      if (whole) {
-        v[j] = reinterpret_cast<const Vector*>(src)[at];
-      } else {
-        for (int k = 0; k < per_vector; ++k) {
-          const std::size_t e = at * per_vector + k;
-          v[j].v[k] = e < valid ? src[e] : T(0);
-        }
-      }
-    }
-  }
-  KOKKOS_INLINE_FUNCTION T sum(int j) const {
-    T s = T(0);
-    for (int k = 0; k < per_vector; ++k) s += v[j].v[k];
-    return s;
-  }
-  /// Writes the part's vectors of thread `rank` to dst[0, valid): each element's exclusive or
-  /// inclusive sum in the vector plus its prefix and `base`.
-  KOKKOS_INLINE_FUNCTION void write(int rank, int ts, T* dst, std::size_t valid, T base, bool exclusive) const {
-    const bool whole = valid == std::size_t(ts) * Extra && reinterpret_cast<std::uintptr_t>(dst) % 16 == 0;
-    for (int j = 0; j < vectors; ++j) {
-      const std::size_t at = std::size_t(j) * ts + rank;
-      Vector w;
-      T acc = base + prefix[j];
-      for (int k = 0; k < per_vector; ++k) {
-        const T x = v[j].v[k];
-        if (exclusive) {
-          w.v[k] = acc;
-          acc += x;
-        } else {
-          acc += x;
-          w.v[k] = acc;
-        }
-      }
-      if (whole) {
-        reinterpret_cast<Vector*>(dst)[at] = w;
-      } else {
-        for (int k = 0; k < per_vector; ++k) {
-          const std::size_t e = at * per_vector + k;
-          if (e < valid) dst[e] = w.v[k];
-        }
-      }
-    }
-  }
-};
-
-/// Extra: with staged tiles, elements per thread held in registers after the tile's staged part
-/// (RegisterPart, SinglePassPolicy::items_in_registers): a tile is then threads x Items elements
-/// through scratch followed by threads x Extra elements in registers, so that a tile holds more
-/// than scratch alone allows at the same teams per SM.
-template <class Exec, class T, int Items, bool Exclusive, bool Staged, class Probe = NoProbe, int Extra = 0>
+template <class Exec, class T, int Items, bool Exclusive, bool Staged, class Probe = NoProbe>
 struct SinglePassKernel {
-  static_assert(Extra == 0 || Staged, "kps: register items extend staged tiles only");
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
   const T* in = nullptr;
   T* out = nullptr;
@@ -192,13 +113,10 @@ struct SinglePassKernel {
         (reinterpret_cast<std::uintptr_t>(scratch) + head_bytes(threads, lanes) + 15) / 16 * 16;
     [[maybe_unused]] const StagedTile<T, Items> staged{reinterpret_cast<T*>(staged_at)};
 
-    const std::size_t tile_elems = std::size_t(threads) * (Items + Extra);
+    const std::size_t tile_elems = std::size_t(threads) * Items;
     const std::size_t tile_first = std::size_t(tile) * tile_elems;
     const std::size_t left = tile_first < n ? n - tile_first : 0;
     const std::size_t tile_valid = left < tile_elems ? left : tile_elems;
-    // Of it, the staged part's (the whole tile without register items).
-    const std::size_t staged_elems = std::size_t(threads) * Items;
-    [[maybe_unused]] const std::size_t staged_valid = tile_valid < staged_elems ? tile_valid : staged_elems;
     // Thread `rank` of the tile owns elements [first(rank), first(rank) + Items).
     auto first = [&](int rank) { return tile_first + std::size_t(rank) * Items; };
     auto valid = [&](int rank) { return first(rank) < n ? n - first(rank) : std::size_t(0); };
@@ -214,18 +132,9 @@ struct SinglePassKernel {
     // Each thread's total, its exclusive prefix among its Kokkos thread's lanes, then in the tile.
     LaneArray<Exec, std::conditional_t<Staged, Empty, ThreadItems<T, Items>>> items;
     LaneArray<Exec, T> thread_total, thread_prefix;
-    // The register part (Extra > 0): Extra elements per thread after the staged part, read
-    // coalesced (thread t on the part's vectors t, t + threads, ...) and first, so that they are
-    // in flight with the staged loads.
-    [[maybe_unused]] const std::size_t extra_valid = tile_valid - staged_valid;
-    [[maybe_unused]] LaneArray<Exec, RegisterPart<T, Extra == 0 ? 16 / sizeof(T) : Extra>> extra;
-    if constexpr (Extra > 0)
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
-        extra[l].read(warp * lanes + l, threads, in + tile_first + staged_elems, extra_valid);
-      });
     if constexpr (Staged) {
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes),
-                           [&](int l) { staged.read(warp * lanes + l, threads, in + tile_first, staged_valid); });
+                           [&](int l) { staged.read(warp * lanes + l, threads, in + tile_first, tile_valid); });
       team.team_barrier();
       // Each thread scans its run where it lies in scratch, a vector at a time (exclusive within
       // the thread when the scan is exclusive): the items never all sit in registers, so the
@@ -242,27 +151,8 @@ struct SinglePassKernel {
       });
     }
     T warp_prefix = T(0);
-    T aggregate = scan_thread_totals<Exec>(team, lanes, thread_total, thread_prefix, thread_totals,
-                                           warp_totals, warp_prefix);
-    // The register part's scan: for each of its vector rows j (vectors j x threads + t), a scan
-    // of the threads' vector sums across the team, after the staged part and the rows before.
-    if constexpr (Extra > 0) {
-      T running = aggregate;
-      // Row by row, unrolled (each row's index a constant: the part stays in registers).
-      static_for<0, RegisterPart<T, Extra>::vectors>([&](auto row) {
-        constexpr int j = decltype(row)::value;
-        LaneArray<Exec, T> row_sum, row_prefix;
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) { row_sum[l] = extra[l].sum(j); });
-        team.team_barrier();  // every thread has read warp_totals (scan_thread_totals) before they are reused
-        T row_warp_prefix = T(0);
-        const T row_total = scan_thread_totals<Exec>(team, lanes, row_sum, row_prefix, thread_totals, warp_totals,
-                                                     row_warp_prefix);
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes),
-                             [&](int l) { extra[l].prefix[j] = running + row_warp_prefix + row_prefix[l]; });
-        running += row_total;
-      });
-      aggregate = running;
-    }
+    const T aggregate = scan_thread_totals<Exec>(team, lanes, thread_total, thread_prefix, thread_totals,
+                                                 warp_totals, warp_prefix);
     probed.totals_known();
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
       thread_prefix[l] += warp_prefix;
@@ -280,12 +170,8 @@ struct SinglePassKernel {
     if constexpr (Staged) {
       // The tile out, coalesced, each element plus the tile's prefix and its thread's.
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
-        staged.write(warp * lanes + l, threads, out + tile_first, staged_valid, tile_prefix, thread_totals);
+        staged.write(warp * lanes + l, threads, out + tile_first, tile_valid, tile_prefix, thread_totals);
       });
-      if constexpr (Extra > 0)
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
-          extra[l].write(warp * lanes + l, threads, out + tile_first + staged_elems, extra_valid, tile_prefix, Exclusive);
-        });
     } else {
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
         ThreadItems<T, Items>& x = items[l];

@@ -54,7 +54,6 @@ ScanTuning scan_rule(std::size_t n) {
   SinglePassPolicy& p = t.single_pass;
   p.poll_delay_ns = 0;
   p.store = TileStore::cached;
-  p.items_in_registers = 0;
   if constexpr (is_host_space_v<Exec>) {
     t.algorithm = ScanAlgorithm::single_pass;
     p.team_size = 1;
@@ -88,7 +87,6 @@ inline ScanTuning scan_tuning_of(const ScanRow& row) {
   p.poll_delay_ns = row.poll_delay_ns;
   p.prefetch_tiles = row.prefetch_tiles;
   p.store = row.store;
-  p.items_in_registers = 0;
   return t;
 }
 
