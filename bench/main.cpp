@@ -3,6 +3,7 @@
 // registers every family for the sweep given by --kps_sizes / --kps_types, runs, and exits
 // non-zero when a benchmark's result check failed or an option was wrong.
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -15,9 +16,11 @@
 #include <Kokkos_Core.hpp>
 
 #include "support/common.hpp"
+#include "support/knobs.hpp"
 #include "support/peers.hpp"
 #include "support/environment.hpp"
 #include "kps/impl/kokkos_compat.hpp"
+#include "kps/types.hpp"
 
 namespace {
 
@@ -25,7 +28,13 @@ constexpr const char* usage =
     "kps-bench: the Google Benchmark fixtures of the kps studies. kps' own options:\n"
     "  --kps_sizes=LIST   sizes, e.g. 2^10..2^30:4,1000000 (default: 2^10..2^20:4 on the host,\n"
     "                     2^10..2^30:4 on a GPU)\n"
-    "  --kps_types=LIST   element types among int32,int64,float,double (default: all)\n"
+    "  --kps_types=LIST   value types among int8,int16,int32,int64,uint8,uint16,uint32,uint64,\n"
+    "                     float,double (half where the backend has it) and bytes16 (the 16-byte\n"
+    "                     user pairs); default: all. Today's sums and scans take int32, int64,\n"
+    "                     float and double of them; the operators' families every type\n"
+    "  --kps_operators=LIST  the operators' families to register: plus,min,max,segmented,argmin,\n"
+    "                     argmax or all (default: none: the families of today's sums alone, so\n"
+    "                     that a filter such as ^scan/ times what it timed before)\n"
     "  --kps_iterations=N loop length of the latency and occupancy kernels (default: 65536 on a\n"
     "                     GPU, 4096 on the host)\n"
     "  --kps_footprints=LIST  footprints in bytes of the memory-latency probe (memory_latency/chase/,\n"
@@ -71,7 +80,7 @@ bool json_file_output(int argc, char** argv) {
 
 /// kps' own flags, taken out of argv (Google Benchmark's stay).
 struct KpsArgs {
-  std::string sizes_text, types_text = "int32,int64,float,double", iterations_text, footprints_text, flush_text;
+  std::string sizes_text, types_text, operators_text, iterations_text, footprints_text, flush_text;
   bool have_sizes = false, context_only = false;
 };
 
@@ -102,6 +111,8 @@ std::optional<int> take_kps_args(int& argc, char** argv, KpsArgs& a) {
       a.have_sizes = true;
     } else if (take_flag(argc, argv, i, "--kps_types", v)) {
       a.types_text = v;
+    } else if (take_flag(argc, argv, i, "--kps_operators", v)) {
+      a.operators_text = v;
     } else if (take_flag(argc, argv, i, "--kps_iterations", v)) {
       a.iterations_text = v;
     } else if (take_flag(argc, argv, i, "--kps_footprints", v)) {
@@ -149,14 +160,36 @@ kps::bench::Options make_options(const KpsArgs& a) {
   } else {
     options.footprints = kps::bench::parse_sizes("2^12..2^30:2,2^31");
   }
-  std::size_t start = 0;
-  while (start <= a.types_text.size()) {
-    const std::size_t comma = std::min(a.types_text.find(',', start), a.types_text.size());
-    const std::string t = a.types_text.substr(start, comma - start);
-    if (t != "int32" && t != "int64" && t != "float" && t != "double")
-      throw std::invalid_argument("unknown element type '" + t + "' (int32, int64, float, double)");
-    options.types.push_back(t);
-    start = comma + 1;
+  // The named types (kps/types.hpp, the one list) and the user pairs' size key.
+  std::vector<std::string> known;
+  for (const kps::NamedType& t : kps::named_types) known.push_back(t.name);
+  known.push_back("bytes16");
+  const auto list = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      const std::size_t comma = std::min(text.find(',', start), text.size());
+      out.push_back(text.substr(start, comma - start));
+      start = comma + 1;
+    }
+    return out;
+  };
+  const auto joined = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+  };
+  options.types = a.types_text.empty() ? known : list(a.types_text);
+  for (const std::string& t : options.types)
+    if (std::find(known.begin(), known.end(), t) == known.end())
+      throw std::invalid_argument("unknown element type '" + t + "' (" + joined(known) + ")");
+  if (!a.operators_text.empty()) {
+    options.operators = list(a.operators_text);
+    if (options.operators == std::vector<std::string>{"all"}) options.operators = kps::bench::bench_operators();
+    for (const std::string& op : options.operators)
+      if (std::find(kps::bench::bench_operators().begin(), kps::bench::bench_operators().end(), op) ==
+          kps::bench::bench_operators().end())
+        throw std::invalid_argument("unknown operator '" + op + "' (" + joined(kps::bench::bench_operators()) + ")");
   }
   return options;
 }
@@ -203,6 +236,19 @@ int main(int argc, char** argv) {
   for (const auto& [key, value] : kps::bench::environment()) benchmark::AddCustomContext(key, value);
   // The peers this build times, and those it left out and why (said once here, and in the JSON).
   benchmark::AddCustomContext("kps_peers", kps::bench::peers_summary());
+  benchmark::AddCustomContext("kps_op_peers", kps::bench::op_peers_summary());
+  // The knobs the sweeps' axes and knob_<name> fields name (kps/knobs.hpp).
+  benchmark::AddCustomContext("kps_knobs", kps::bench::knobs_summary());
+  // The value types (name:bytes) and operators this kps-bench names: what the reports read.
+  {
+    std::string types;
+    for (const kps::NamedType& t : kps::named_types)
+      types += (types.empty() ? "" : ",") + std::string(t.name) + ":" + std::to_string(t.size);
+    benchmark::AddCustomContext("kps_types", types + ",bytes16:16");
+    std::string ops;
+    for (const std::string& op : kps::bench::bench_operators()) ops += (ops.empty() ? "" : ",") + op;
+    benchmark::AddCustomContext("kps_operators", ops);
+  }
   benchmark::AddCustomContext("kps_cache_flush", kps::bench::cache_flush_note());
   if (const std::string notes = kps::bench::peer_notes(); !notes.empty()) {
     benchmark::AddCustomContext("kps_peers_notes", notes);

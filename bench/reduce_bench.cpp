@@ -63,6 +63,7 @@
 #include "kernels/stream_read.hpp"
 #include "kps/reduce.hpp"
 #include "support/common.hpp"
+#include "support/knobs.hpp"
 #include "support/peers.hpp"
 
 namespace kps::bench {
@@ -375,6 +376,7 @@ void run_sweep_point(benchmark::State& state, std::size_t n, const ReducePolicy&
     state.counters["items"] = used.items_per_thread;
     state.counters["league"] = used.league_size;
     state.counters["load_per_thread"] = double(n) / (double(used.team_size) * used.league_size);
+    record_knobs(state, used);
   } catch (const std::exception& e) {
     return fail(state, variant + ": " + e.what());
   }
@@ -423,7 +425,7 @@ void register_sweep(const Options& o, std::size_t n, const std::string& suffix) 
     auto* b = add_rounds("reduce_sweep/seed" + suffix, rounds, [=](benchmark::State& s) {
       run_sweep_point<T>(s, n, ReducePolicy{int(s.range(0)), int(s.range(1)), 0, 0}, "seed");
     });
-    b->ArgNames({"team", "items"});
+    b->ArgNames({axis(knobs::reduce_team), axis(knobs::reduce_items)});
     for (const auto& p : seed) b->Args(p);
   }
   if (!capped.empty()) {
@@ -431,14 +433,15 @@ void register_sweep(const Options& o, std::size_t n, const std::string& suffix) 
       const int league = static_cast<int>(capped_league(s.range(0), s.range(2)));
       run_sweep_point<T>(s, n, ReducePolicy{int(s.range(0)), int(s.range(1)), league, 0}, "capped");
     });
-    b->ArgNames({"team", "items", "waves"});
+    // waves: the league in waves of resident teams (league = waves x concurrency / team).
+    b->ArgNames({axis(knobs::reduce_team), axis(knobs::reduce_items), "waves"});
     for (const auto& p : capped) b->Args(p);
   }
   if (!dynamic.empty()) {
     auto* b = add_rounds("reduce_sweep/dynamic" + suffix, rounds, [=](benchmark::State& s) {
       run_sweep_point<T>(s, n, ReducePolicy{int(s.range(0)), int(s.range(1)), 0, 0, true}, "dynamic");
     });
-    b->ArgNames({"team", "items"});
+    b->ArgNames({axis(knobs::reduce_team), axis(knobs::reduce_items)});
     for (const auto& p : dynamic) b->Args(p);
   }
 }

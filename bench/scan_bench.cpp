@@ -19,6 +19,7 @@
 
 #include "support/checks.hpp"
 #include "support/common.hpp"
+#include "support/knobs.hpp"
 #include "support/peers.hpp"
 #include "support/native.hpp"
 #include "kernels/stream_copy.hpp"
@@ -90,7 +91,7 @@ inline bool own_variant(const std::string& variant) {
   for (ScanAlgorithm a : {ScanAlgorithm::automatic, ScanAlgorithm::single_pass, ScanAlgorithm::blelloch,
                           ScanAlgorithm::hillis_steele})
     if (variant == to_string(a)) return true;
-  return false;
+  return variant == "deterministic";
 }
 
 /// Runs one scan variant: checks it, then times it in rounds with its peers (timed_rounds): a
@@ -102,9 +103,12 @@ inline bool own_variant(const std::string& variant) {
 /// Without `peers` (the tuning sweep's hundreds of points, and a peer of another runtime, timed
 /// alone) the rounds time the variant alone.
 template <class T>
-void run_scan(benchmark::State& state, std::size_t n, const std::string& variant,
-              const std::function<void(const DeviceView<T>&, const DeviceView<T>&)>& scan, bool in_place,
-              bool peers = true, bool waits = false) {
+using ScanCall = std::function<void(const DeviceView<T>&, const DeviceView<T>&)>;
+
+template <class T>
+void run_scan(benchmark::State& state, std::size_t n, const std::string& variant, const ScanCall<T>& scan,
+              bool in_place, bool peers = true, bool waits = false,
+              const std::vector<std::pair<std::string, ScanCall<T>>>& extra = {}) {
   const Exec exec;
   try {
     auto in = random_view<T>("kps::bench::in", n, 1234 + n);
@@ -153,6 +157,12 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
         call_waits.push_back(p.waits);
         call_before.push_back(p.before);
       }
+      // kps' other forms of the same scan (the default beside the deterministic one).
+      for (const auto& [name, call] : extra) {
+        calls.push_back([&, call = call] { call(in, dest); });
+        call_waits.push_back(false);
+        call_before.push_back({});
+      }
     }
     const Medians t = timed_rounds(state, exec, calls, false, call_waits, call_before);
     if (t.wall.empty()) return;
@@ -183,6 +193,11 @@ void run_scan(benchmark::State& state, std::size_t n, const std::string& variant
     state.counters["launch_floor_us"] = t.wall[3] * 1e6;
     for (std::size_t k = 0; k < others.size(); ++k)
       if (right[k]) state.counters["ratio_to_" + others[k].name] = t.wall[scan_own_calls + k] / t.wall[0];
+    for (std::size_t k = 0; k < extra.size(); ++k) {
+      const std::size_t at = scan_own_calls + others.size() + k;
+      state.counters["ratio_to_" + extra[k].first] = t.wall[at] / t.wall[0];
+      state.counters[extra[k].first + "_wall_us"] = 1e6 * t.wall[at];
+    }
   } catch (const std::exception& e) {
     fail(state, variant + ": " + e.what());
   }
@@ -259,20 +274,20 @@ void add_single_pass(const std::string& name, std::size_t n, const SinglePassPol
 /// (Google Benchmark's arguments and their names), with the policy `policy_of` makes of a point;
 /// timed with its peers, or alone (`peers` false: rounds of its own call only).
 template <class T>
-void add_single_pass_points(const std::string& family, std::size_t n, const std::vector<std::string>& axes,
-                            const std::vector<std::vector<std::int64_t>>& points,
-                            SinglePassPolicy (*policy_of)(const benchmark::State&), bool peers = true) {
+void add_single_pass_points(const std::string& family, std::size_t n, const SinglePassPolicy& base,
+                            const std::vector<std::string>& axes, const std::vector<SinglePassPolicy>& points,
+                            bool peers = true) {
   if (points.empty()) return;
   const int rounds = peers ? rounds_of_scan<T>(n) : rounds_of_scan<T>(n, 1);
   auto* b = add_rounds(family, rounds, [=](benchmark::State& s) {
     ScanOptions opt;
-    opt.single_pass = policy_of(s);
+    opt.single_pass = knob_point(base, axes, s);
+    record_knobs(s, opt.single_pass);
     run_scan<T>(s, n, "single_pass", [opt](const DeviceView<T>& in, const DeviceView<T>& out) {
       exclusive_scan(Exec(), in, out, ScanAlgorithm::single_pass, opt);
     }, false, peers);
   });
-  b->ArgNames(axes);
-  for (const auto& p : points) b->Args(p);
+  add_knob_points(b, axes, points);
 }
 
 /// scan/<algorithm>, scan/kokkos_kernels and scan/<peer>: every scan compared in kps' rounds.
@@ -282,6 +297,22 @@ void register_comparisons(const Options&, std::size_t n, const std::string& suff
                             ScanAlgorithm::blelloch, ScanAlgorithm::hillis_steele}) {
     add_scan<T>("scan/" + std::string(to_string(alg)) + suffix, n, to_string(alg),
                 [alg](const DeviceView<T>& in, const DeviceView<T>& out) { exclusive_scan(Exec(), in, out, alg); });
+  }
+  // scan/deterministic/<type>/<N> (floating point): `automatic` with ScanOptions::deterministic,
+  // timed with the same peers and, in the same rounds, the default form (ratio_to_default: what the
+  // guarantee costs).
+  if constexpr (std::is_floating_point_v<T>) {
+    const ScanCall<T> automatic = [](const DeviceView<T>& in, const DeviceView<T>& out) {
+      exclusive_scan(Exec(), in, out);
+    };
+    add_rounds("scan/deterministic" + suffix, rounds_of_scan<T>(n, scan_own_calls + round_peers<T>().size() + 1),
+               [=](benchmark::State& s) {
+                 run_scan<T>(s, n, "deterministic", [](const DeviceView<T>& in, const DeviceView<T>& out) {
+                   ScanOptions o;
+                   o.deterministic = true;
+                   exclusive_scan(Exec(), in, out, ScanAlgorithm::automatic, o);
+                 }, false, true, false, {{"default", automatic}});
+               });
   }
   // Kokkos Kernels' utility scans an offsets array in place (Kokkos Kernels 3.4 accumulates
   // in size_t, so only integer types there).
@@ -340,19 +371,18 @@ void register_knob_sweeps(const Options& o, std::size_t n, const std::string& su
     const std::vector<std::pair<int, int>> configs =
         sizeof(T) <= 4 ? std::vector<std::pair<int, int>>{{256, 32}, {128, 64}, {128, 32}, {256, 16}}
                        : std::vector<std::pair<int, int>>{{128, 32}, {256, 16}, {128, 24}, {128, 16}};
-    std::vector<std::vector<std::int64_t>> points;
+    const SinglePassPolicy base{0, 0, TileLoad::staged};
+    std::vector<SinglePassPolicy> points;
     for (auto [team, items] : configs)
       for (int delay : {0, 600, 1200, 2400, 3600})
         for (int poll : {0, 600}) {
           if (poll > 0 && (team != configs[0].first || items != configs[0].second)) continue;
-          if (kps::impl::single_pass_launchable<Exec, T>(Exec(), {team, items, TileLoad::staged, delay, poll}))
-            points.push_back({team, items, delay, poll});
+          const SinglePassPolicy p{team, items, TileLoad::staged, delay, poll};
+          if (kps::impl::single_pass_launchable<Exec, T>(Exec(), p)) points.push_back(p);
         }
-    add_single_pass_points<T>("scan_delay/single_pass" + suffix, n, {"team", "items", "delay", "poll"}, points,
-                              [](const benchmark::State& s) {
-                                return SinglePassPolicy{int(s.range(0)), int(s.range(1)), TileLoad::staged,
-                                                        int(s.range(2)), int(s.range(3))};
-                              });
+    add_single_pass_points<T>("scan_delay/single_pass" + suffix, n, base,
+                              {axis(knobs::scan_team), axis(knobs::scan_items), axis(knobs::delay), axis(knobs::poll)},
+                              points);
   }
 }
 
@@ -374,43 +404,39 @@ void register_tuning_sweep(const Options& o, std::size_t n, const std::string& s
     const std::vector<std::pair<int, int>> shapes =
         sizeof(T) <= 4 ? std::vector<std::pair<int, int>>{{128, 32}, {256, 32}, {128, 64}, {256, 16}, {512, 16}}
                        : std::vector<std::pair<int, int>>{{128, 16}, {256, 16}, {128, 32}, {160, 32}, {224, 16}};
-    std::vector<std::vector<std::int64_t>> points;
+    const SinglePassPolicy base{0, 0, TileLoad::staged};
+    std::vector<SinglePassPolicy> points;
     for (auto [team, items] : shapes)
       for (auto [delay, poll] : {std::pair{0, 0}, std::pair{600, 0}, std::pair{2400, 0}, std::pair{0, 600}})
         for (int ahead : {0, 64}) {
           SinglePassPolicy policy{team, items, TileLoad::staged, delay, poll};
           policy.prefetch_tiles = ahead;
-          if (kps::impl::single_pass_launchable<Exec, T>(Exec(), policy))
-            points.push_back({team, items, delay, poll, ahead});
+          if (kps::impl::single_pass_launchable<Exec, T>(Exec(), policy)) points.push_back(policy);
         }
-    add_single_pass_points<T>(
-        "scan_tune/single_pass" + suffix, n, {"team", "items", "delay", "poll", "prefetch"}, points,
-        [](const benchmark::State& s) {
-          SinglePassPolicy policy{int(s.range(0)), int(s.range(1)), TileLoad::staged, int(s.range(2)),
-                                  int(s.range(3))};
-          policy.prefetch_tiles = int(s.range(4));
-          return policy;
-        },
-        false);
+    add_single_pass_points<T>("scan_tune/single_pass" + suffix, n, base,
+                              {axis(knobs::scan_team), axis(knobs::scan_items), axis(knobs::delay), axis(knobs::poll),
+                               axis(knobs::prefetch)},
+                              points, false);
   }
   // On host backends, the same sweep of the single pass on cached tiles
   // (scan_tune/single_pass/<type>/<N>/team:1/items:I/store:S): one thread per team, tiles of 16 KiB
   // to 1 MiB per thread (a core's L1 to past its L2), ordinary (S = 0) or streaming (S = 1) stores.
   if (o.host) {
-    std::vector<std::vector<std::int64_t>> points;
-    for (std::int64_t bytes : {16 << 10, 64 << 10, 256 << 10, 1 << 20})
-      for (std::int64_t store : {0, 1}) points.push_back({1, bytes / std::int64_t(sizeof(T)), store});
+    const SinglePassPolicy base{1, 0, TileLoad::cached};
+    std::vector<SinglePassPolicy> points;
+    for (int bytes : {16 << 10, 64 << 10, 256 << 10, 1 << 20})
+      for (TileStore store : {TileStore::cached, TileStore::streaming}) {
+        SinglePassPolicy p{1, bytes / int(sizeof(T)), TileLoad::cached};
+        p.store = store;
+        points.push_back(p);
+      }
     // And one tile of 2^24 elements: up to there one team, a single pass (a plain loop), where
     // the threads do not pay for the second pass (a machine of two cores).
-    points.push_back({1, std::int64_t(1) << 24, 0});
-    add_single_pass_points<T>(
-        "scan_tune/single_pass" + suffix, n, {"team", "items", "store"}, points,
-        [](const benchmark::State& s) {
-          SinglePassPolicy policy{int(s.range(0)), int(s.range(1)), TileLoad::cached};
-          policy.store = s.range(2) ? TileStore::streaming : TileStore::cached;
-          return policy;
-        },
-        false);
+    SinglePassPolicy one{1, 1 << 24, TileLoad::cached};
+    one.store = TileStore::cached;
+    points.push_back(one);
+    add_single_pass_points<T>("scan_tune/single_pass" + suffix, n, base,
+                              {axis(knobs::scan_team), axis(knobs::scan_items), axis(knobs::store)}, points, false);
   }
   // Kokkos' scan and `automatic` (what the table makes of the size: the verification's) alike.
   for (ScanAlgorithm alg : {ScanAlgorithm::kokkos, ScanAlgorithm::automatic})
@@ -430,19 +456,16 @@ void register_bounds(const Options& o, std::size_t n, const std::string& suffix)
     const std::vector<std::pair<int, int>> configs =
         sizeof(T) <= 4 ? std::vector<std::pair<int, int>>{{256, 32}, {128, 64}}
                        : std::vector<std::pair<int, int>>{{128, 32}, {256, 16}};
-    std::vector<std::vector<std::int64_t>> points;
+    const SinglePassPolicy base{0, 0, TileLoad::staged};
+    std::vector<SinglePassPolicy> points;
     for (auto [team, items] : configs)
       for (int ahead : {0, 33, 66, 132, 264, 528, 792}) {
         SinglePassPolicy policy{team, items, TileLoad::staged};
         policy.prefetch_tiles = ahead;
-        if (kps::impl::single_pass_launchable<Exec, T>(Exec(), policy)) points.push_back({team, items, ahead});
+        if (kps::impl::single_pass_launchable<Exec, T>(Exec(), policy)) points.push_back(policy);
       }
-    add_single_pass_points<T>("scan_prefetch/single_pass" + suffix, n, {"team", "items", "prefetch"}, points,
-                              [](const benchmark::State& s) {
-                                SinglePassPolicy policy{int(s.range(0)), int(s.range(1)), TileLoad::staged};
-                                policy.prefetch_tiles = int(s.range(2));
-                                return policy;
-                              });
+    add_single_pass_points<T>("scan_prefetch/single_pass" + suffix, n, base,
+                              {axis(knobs::scan_team), axis(knobs::scan_items), axis(knobs::prefetch)}, points);
   }
   // The copies behind the scans' bandwidth bound: Kokkos' deep_copy (copy/kokkos), and on host
   // backends one with streaming stores (copy/streaming, kernels/stream_copy.hpp), as the cached

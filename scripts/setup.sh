@@ -43,6 +43,10 @@ declare -A PROBES=(
   [python3]="cmd:/usr/bin/python3"
   [python3-matplotlib]="py:matplotlib"
   [python3-pytest]="pymod:pytest"
+  # the reports' statistics: medians and spreads by group, the significance of "ahead of" (a
+  # one-sided Mann-Whitney U test)
+  [python3-scipy]="pymod:scipy"
+  [python3-pandas]="pymod:pandas"
   # pip and setuptools install the kps package (python/pyproject.toml) into build/venv and the install
   [python3-pip]="pymod:pip"
   [python3-setuptools]="pymod:setuptools"

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "kps/reduce.hpp"
 #include "kps/scan.hpp"
@@ -102,7 +103,8 @@ TEST(TuningTable, MalformedTablesNameLineAndReason) {
   } cases[] = {
       {"", "t.table: ", "empty file"},
       {"# only a comment\n", "t.table: ", "empty file"},
-      {"device = d\n", "t.table:1: ", "the first line must be 'kps-tuning-table 1'"},
+      {"device = d\n", "t.table:1: ", "the first line must be 'kps-tuning-table 2'"},
+      {"kps-tuning-table 3\n", "t.table:1: ", "re-make the table with `kps tune`"},
       {"kps-reduce-table 2\n", "t.table:1: ", "unsupported table format"},
       {"\n\nkps-reduce-table\n", "t.table:3: ", "unsupported table format"},
       {head + "colour = blue\n", "t.table:5: ", "unknown header 'colour'"},
@@ -114,19 +116,19 @@ TEST(TuningTable, MalformedTablesNameLineAndReason) {
       {head + "int32 0 10 64 2 0\n", "t.table:5: ", "7 or 8 fields"},
       {head + "int32 0 10 64 2 0 0 static 9\n", "t.table:5: ", "7 or 8 fields"},
       {head + "int32 0 10 64 2 0 0 9\n", "t.table:5: ", "schedule must be static or dynamic, not '9'"},
-      {head + "int16 0 10 64 2 0 0\n", "t.table:5: ", "unknown element type 'int16'"},
+      {head + "int12 0 10 64 2 0 0\n", "t.table:5: ", "unknown value type 'int12' (int8, int16"},
       {head + "int32 -1 10 64 2 0 0\n", "t.table:5: ", "n_min '-1' is not a non-negative integer"},
       {head + "int32 0 1e3 64 2 0 0\n", "t.table:5: ", "n_max '1e3' is not a non-negative integer or 'inf'"},
       {head + "int32 inf 10 64 2 0 0\n", "t.table:5: ", "n_min 'inf'"},
       {head + "int32 20 10 64 2 0 0\n", "t.table:5: ", "n_max 10 is smaller than n_min 20"},
-      {head + "int32 0 10 0 2 0 0\n", "t.table:5: ", "team size must be >= 1"},
-      {head + "int32 0 10 64 0 0 0\n", "t.table:5: ", "items per thread must be >= 1"},
-      {head + "int32 0 10 64 2 -3 0\n", "t.table:5: ", "league '-3'"},
-      {head + "int32 0 10 64 2 0 3\n", "t.table:5: ", "vector width must be 0 (automatic), 1, 2 or 4"},
-      {head + "int32 0 10 99999999999 2 0 0\n", "t.table:5: ", "too large"},
+      {head + "int32 0 10 0 2 0 0\n", "t.table:5: ", "team must be >= 1, not '0'"},
+      {head + "int32 0 10 64 0 0 0\n", "t.table:5: ", "items must be >= 1, not '0'"},
+      {head + "int32 0 10 64 2 -3 0\n", "t.table:5: ", "league must be >= 0, not '-3'"},
+      {head + "int32 0 10 64 2 0 3\n", "t.table:5: ", "vector must be 0, 1, 2, 4, 8 or 16, not '3'"},
+      {head + "int32 0 10 99999999999 2 0 0\n", "t.table:5: ", "team must be >= 1, not '99999999999'"},
       {head + "int32 0 99999999999999999999999 64 2 0 0\n", "t.table:5: ", "too large"},
       {head + "int32 0 10 64 2 0 0\nfloat 0 10 64 2 0 0\nint32 10 20 64 2 0 0\n", "t.table:7: ",
-       "rows for int32 overlap: lines 5 and 7 both cover N = 10"},
+       "rows for plus int32 overlap: lines 5 and 7 both cover N = 10"},
       {head, "t.table: ", "no rows"},
       {"kps-reduce-table 1\nbackend = b\nconcurrency = 4\nint32 0 1 1 2 0 0\n", "t.table: ", "no 'device = ...'"},
       {"kps-reduce-table 1\ndevice = d\nconcurrency = 4\nint32 0 1 1 2 0 0\n", "t.table: ", "no 'backend = ...'"},
@@ -214,7 +216,7 @@ TEST(TuningTableSelection, ExplicitFile) {
     select_tuning_table(bad, {}, here);
     ADD_FAILURE() << "no error";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("bad.table:5: vector width"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.table:5: vector must be"), std::string::npos) << e.what();
   }
 }
 
@@ -351,6 +353,92 @@ TEST(TuningTable, ParsesScanAndReduceRows) {
   EXPECT_EQ(cached.single_pass.items_per_thread, 8192);
   EXPECT_EQ(cached.single_pass.store, TileStore::streaming);
   EXPECT_EQ(t.find_reduce("double", 5), nullptr);
+  EXPECT_EQ(t.format, 1);  // rows of sums
+  EXPECT_EQ(t.reduce_rows[0].op_class, "plus");
+}
+
+// Format 2: rows keyed by operator class and value type (a name, a size key, '*'); a lookup takes
+// the type's own row, its size key's, a named type's of its size and kind, '*', then the same for
+// class '*' and then for the next cheaper class (user, builtin, plus).
+TEST(TuningTable, OperatorClassesAndValueSizes) {
+  const TuningTable t = parse(std::string(
+      "kps-tuning-table 2\ndevice = d\nbackend = b\nconcurrency = 4\n"
+      "reduce plus int32 0 inf 1 8 0 0\n"
+      "reduce builtin bytes1 0 inf 2 16 0 0\n"
+      "reduce builtin int32 0 inf 3 16 0 0\n"
+      "reduce user * 0 inf 4 32 0 0\n"
+      "reduce * * 0 100 8 64 0 0\n"
+      "scan builtin * 0 inf single_pass 1 2048 cached 0 0 0\n"));
+  EXPECT_EQ(t.format, 2);
+  const auto team = [&](OperatorClass c, const char* type, std::size_t bytes, std::size_t n) {
+    const ReduceRow* r = t.find_reduce(c, type, bytes, n);
+    return r ? r->team_size : 0;
+  };
+  EXPECT_EQ(team(OperatorClass::plus, "int32", 4, 1000), 1);
+  EXPECT_EQ(team(OperatorClass::plus, "uint32", 4, 1000), 1);     // a named integer of its size
+  EXPECT_EQ(team(OperatorClass::plus, "float", 4, 1000), 0);      // not an integer's: the rule
+  EXPECT_EQ(team(OperatorClass::plus, "float", 4, 50), 8);        // class '*' covers n <= 100
+  EXPECT_EQ(team(OperatorClass::builtin, "int8", 1, 1000), 2);    // the size key
+  EXPECT_EQ(team(OperatorClass::builtin, "int32", 4, 1000), 3);   // its own row
+  EXPECT_EQ(team(OperatorClass::builtin, "int64", 8, 50), 8);     // class '*' before plus
+  EXPECT_EQ(team(OperatorClass::builtin, "int64", 8, 1000), 0);   // none: the rule
+  EXPECT_EQ(team(OperatorClass::user, "bytes16", 16, 1000), 4);   // '*' of its class
+  const ScanRow* s = t.find_scan(OperatorClass::user, "bytes16", 16, 1000);
+  ASSERT_NE(s, nullptr);  // user: none of its own, builtin's '*'
+  EXPECT_EQ(s->items_per_thread, 2048);
+  EXPECT_EQ(t.find_scan(OperatorClass::plus, "int32", 4, 1000), nullptr);
+  for (const char* bad : {"reduce sums int32 0 inf 1 8 0 0\n", "reduce plus int32 0 inf 1 8 0\n"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_THROW(parse(std::string("kps-tuning-table 2\ndevice = d\nbackend = b\nconcurrency = 4\n") + bad),
+                 std::runtime_error);
+  }
+}
+
+// Each knob is described once (kps/knobs.hpp): a policy's members by name, its to_string, and the
+// table's columns (a row's knobs in the same order, parsed by the same descriptions) agree.
+TEST(Knobs, OneDescriptionForPoliciesRowsAndNames) {
+  SinglePassPolicy p;
+  EXPECT_TRUE(set_knob(p, "team", 256));
+  EXPECT_TRUE(set_knob(p, "items", 32));
+  EXPECT_TRUE(set_knob(p, "load", 1));   // the index of "staged" in its names
+  EXPECT_TRUE(set_knob(p, "store", 1));  // "streaming"
+  EXPECT_FALSE(set_knob(p, "colour", 1));
+  EXPECT_EQ(p.team_size, 256);
+  EXPECT_EQ(p.items_per_thread, 32);
+  EXPECT_EQ(p.load, TileLoad::staged);
+  EXPECT_EQ(p.store, TileStore::streaming);
+  EXPECT_EQ(get_knob(p, "store"), 1);
+  EXPECT_EQ(get_knob(p, "delay"), -1);  // the tuning's
+  EXPECT_EQ(to_string(p), "team=256 items=32 load=staged delay=-1 poll=-1 prefetch=-1 lanes=0 store=streaming");
+  ReducePolicy r{64, 8, 0, 4, true};
+  EXPECT_EQ(to_string(r), "team=64 items=8 league=0 vector=4 schedule=dynamic");
+  // The rows' columns are the policies' table knobs, in order (lanes is no column).
+  const SinglePassPolicy sp{};
+  const ScanRow sr{};
+  const ReducePolicy rp{};
+  const ReduceRow rr{};
+  std::vector<std::string> policy_columns, row_columns;
+  visit_knobs(sp, [&](const Knob& k, const auto&) {
+    if (k.in_table) policy_columns.emplace_back(k.name);
+  });
+  visit_knobs(sr, [&](const Knob& k, const auto&) { row_columns.emplace_back(k.name); });
+  EXPECT_EQ(policy_columns, row_columns);
+  policy_columns.clear();
+  row_columns.clear();
+  visit_knobs(rp, [&](const Knob& k, const auto&) { policy_columns.emplace_back(k.name); });
+  visit_knobs(rr, [&](const Knob& k, const auto&) { row_columns.emplace_back(k.name); });
+  EXPECT_EQ(policy_columns, row_columns);
+  // A row's field is read by its knob's description: names for the enumerated ones.
+  const TuningTable t = [] {
+    std::istringstream in("kps-tuning-table 2\ndevice = d\nbackend = b\nconcurrency = 4\n"
+                          "scan plus int32 0 inf single_pass 1 4096 cached 0 0 0 streaming\n"
+                          "reduce * * 0 inf 2 8 16 4 dynamic\n");
+    return TuningTable::parse(in, "t.table");
+  }();
+  EXPECT_EQ(t.scan_rows.at(0).load, TileLoad::cached);
+  EXPECT_EQ(t.scan_rows.at(0).store, TileStore::streaming);
+  EXPECT_EQ(t.reduce_rows.at(0).league, 16);
+  EXPECT_TRUE(t.reduce_rows.at(0).dynamic_teams);
 }
 
 TEST(TuningTable, MalformedScanRowsNameLineAndReason) {
@@ -365,10 +453,10 @@ TEST(TuningTable, MalformedScanRowsNameLineAndReason) {
       {head + "scan int32 0 10 fastest 0 16 staged 0 0 0\n", "unknown scan algorithm 'fastest'"},
       {head + "scan int32 0 10 automatic 0 16 staged 0 0 0\n", "unknown scan algorithm 'automatic'"},
       {head + "scan int32 0 10 single_pass 0 16 sideways 0 0 0\n", "load must be direct, staged or cached"},
-      {head + "scan int32 0 10 single_pass 0 0 staged 0 0 0\n", "items per thread must be >= 1"},
-      {head + "scan int32 0 10 single_pass 0 16 staged -1 0 0\n", "look-back delay '-1'"},
+      {head + "scan int32 0 10 single_pass 0 0 staged 0 0 0\n", "items must be >= 1, not '0'"},
+      {head + "scan int32 0 10 single_pass 0 16 staged -1 0 0\n", "delay must be >= 0, not '-1'"},
       {head + "scan int32 0 10 kokkos 0 16 staged 0 0 0\nscan int32 5 20 kokkos 0 16 staged 0 0 0\n",
-       "scan rows for int32 overlap"},
+       "scan rows for plus int32 overlap"},
       {head + "reduce int32 0 10 64 2 0\n", "a reduce row has 7 or 8 fields"},
       {head + "reduce int32 0 10 64 2 0 0 sideways\n", "schedule must be static or dynamic"},
   };

@@ -1,4 +1,6 @@
-// bench/cuda/peers.cpp — CUB DeviceScan / DeviceReduce for int32, int64, float and double.
+// bench/cuda/peers.cpp — CUB DeviceScan / DeviceReduce for int32, int64, float and double, and for
+// every problem of the operators-and-types families (bench/support/problems.hpp: ExclusiveScan with
+// the problem's operator and initial value, Reduce with them, ArgMin / ArgMax).
 // Every CUDA call is checked; a failure throws std::runtime_error with CUDA's message.
 // Compiled once against the toolkit's CUB (namespace kps::bench::cuda) and, where KPS_CCCL_ROOT names a
 // newer CCCL, once more against it (cuda/peers_cccl.cpp: namespace kps::bench::cuda::cccl, CUB wrapped in
@@ -8,6 +10,7 @@
 #include <type_traits>
 
 #include "support/peers.hpp"
+#include "support/problems.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -137,6 +140,128 @@ KPS_CUB_INSTANTIATE(double)
 
 namespace {
 
+/// A device buffer of `bytes` for one result, kept for the program's life (freed when Kokkos
+/// finalizes): where CUB writes the reductions' values before the copy to the host.
+void* result_slot(std::size_t bytes) {
+  static Kokkos::View<unsigned char*, Kokkos::CudaSpace>* slot = nullptr;
+  if (!slot || slot->extent(0) < bytes) {
+    if (!slot) {
+      Kokkos::push_finalize_hook([] {
+        delete slot;
+        slot = nullptr;
+      });
+      slot = new Kokkos::View<unsigned char*, Kokkos::CudaSpace>();
+    }
+    *slot = Kokkos::View<unsigned char*, Kokkos::CudaSpace>("kps::cub::op_result", bytes < 64 ? 64 : bytes);
+  }
+  return slot->data();
+}
+
+/// DeviceScan::ExclusiveScan with the problem's operator and initial value.
+template <class Op, class T>
+void cub_op_scan(const Kokkos::Cuda& exec, const T* in, T* out, std::size_t n, T init) {
+  if (n == 0) return;
+  with_count(n, [&](auto count) {
+    std::size_t bytes = 0;
+    check(CUB_NS_QUALIFIER::DeviceScan::ExclusiveScan(nullptr, bytes, in, out, Op{}, init, count, exec.cuda_stream()),
+          "DeviceScan size");
+    void* temp = temp_storage(exec, bytes);
+    check(CUB_NS_QUALIFIER::DeviceScan::ExclusiveScan(temp, bytes, in, out, Op{}, init, count, exec.cuda_stream()),
+          "DeviceScan::ExclusiveScan");
+  });
+}
+
+/// DeviceReduce::Reduce with the problem's operator and initial value, the value to the host.
+template <class Op, class T>
+T cub_op_reduce(const Kokkos::Cuda& exec, const T* in, std::size_t n, T init) {
+  T* result = static_cast<T*>(result_slot(sizeof(T)));
+  with_count(n, [&](auto count) {
+    std::size_t bytes = 0;
+    check(CUB_NS_QUALIFIER::DeviceReduce::Reduce(nullptr, bytes, in, result, count, Op{}, init, exec.cuda_stream()),
+          "DeviceReduce size");
+    void* temp = temp_storage(exec, bytes);
+    check(CUB_NS_QUALIFIER::DeviceReduce::Reduce(temp, bytes, in, result, count, Op{}, init, exec.cuda_stream()),
+          "DeviceReduce::Reduce");
+  });
+  T host{};
+  check(cudaMemcpyAsync(&host, result, sizeof(T), cudaMemcpyDeviceToHost, exec.cuda_stream()), "copy result");
+  return host;
+}
+
+/// DeviceReduce::ArgMin / ArgMax (the value and its index, as two outputs: CCCL's newer form).
+template <bool Max, class T>
+kps::ValueIndex<T> cub_arg(const Kokkos::Cuda& exec, const T* in, std::size_t n) {
+  char* slot = static_cast<char*>(result_slot(16 + sizeof(T)));
+  auto* index = reinterpret_cast<std::int64_t*>(slot);
+  auto* value = reinterpret_cast<T*>(slot + 16);
+  std::size_t bytes = 0;
+  const auto count = static_cast<::cuda::std::int64_t>(n);
+  if constexpr (Max) {
+    check(CUB_NS_QUALIFIER::DeviceReduce::ArgMax(nullptr, bytes, in, value, index, count, exec.cuda_stream()),
+          "DeviceReduce size");
+    check(CUB_NS_QUALIFIER::DeviceReduce::ArgMax(temp_storage(exec, bytes), bytes, in, value, index, count,
+                                                 exec.cuda_stream()),
+          "DeviceReduce::ArgMax");
+  } else {
+    check(CUB_NS_QUALIFIER::DeviceReduce::ArgMin(nullptr, bytes, in, value, index, count, exec.cuda_stream()),
+          "DeviceReduce size");
+    check(CUB_NS_QUALIFIER::DeviceReduce::ArgMin(temp_storage(exec, bytes), bytes, in, value, index, count,
+                                                 exec.cuda_stream()),
+          "DeviceReduce::ArgMin");
+  }
+  kps::ValueIndex<T> host{};
+  check(cudaMemcpyAsync(&host.index, index, sizeof(std::int64_t), cudaMemcpyDeviceToHost, exec.cuda_stream()),
+        "copy index");
+  check(cudaMemcpyAsync(&host.value, value, sizeof(T), cudaMemcpyDeviceToHost, exec.cuda_stream()), "copy value");
+  return host;
+}
+
+/// This CUB's peers of every operator problem (problems.hpp), where the space is CUDA.
+void add_op_peers(kps::bench::Peers& all) {
+  using kps::bench::Exec;
+  using kps::bench::OpPeer;
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+    const auto rounds = kps::bench::Placement::rounds;
+#define KPS_CUB_OP_SCAN(OP, T)                                                                                  \
+  all.add_op(kps::bench::scan_key<OP, T>(),                                                                     \
+             OpPeer{KPS_CUB_PEER_NAME,                                                                          \
+                    [](const Exec& e, const void* in, void* out, std::size_t n, const void* init) {             \
+                      cub_op_scan<OP, T>(e, static_cast<const T*>(in), static_cast<T*>(out), n,                 \
+                                         *static_cast<const T*>(init));                                         \
+                    },                                                                                          \
+                    rounds, false, {}});
+#define KPS_CUB_OP_REDUCE(OP, T)                                                                                \
+  all.add_op(kps::bench::reduce_key<OP, T>(),                                                                   \
+             OpPeer{KPS_CUB_PEER_NAME,                                                                          \
+                    [](const Exec& e, const void* in, void* out, std::size_t n, const void* init) {             \
+                      *static_cast<T*>(out) = cub_op_reduce<OP, T>(e, static_cast<const T*>(in), n,             \
+                                                                   *static_cast<const T*>(init));               \
+                    },                                                                                          \
+                    rounds, true, {}});
+#define KPS_CUB_OP_ARG(T)                                                                                       \
+  all.add_op(kps::bench::arg_key<T>(false),                                                                     \
+             OpPeer{KPS_CUB_PEER_NAME,                                                                          \
+                    [](const Exec& e, const void* in, void* out, std::size_t n, const void*) {                  \
+                      *static_cast<kps::ValueIndex<T>*>(out) = cub_arg<false, T>(e, static_cast<const T*>(in), n); \
+                    },                                                                                          \
+                    rounds, true, {}});                                                                         \
+  all.add_op(kps::bench::arg_key<T>(true),                                                                      \
+             OpPeer{KPS_CUB_PEER_NAME,                                                                          \
+                    [](const Exec& e, const void* in, void* out, std::size_t n, const void*) {                  \
+                      *static_cast<kps::ValueIndex<T>*>(out) = cub_arg<true, T>(e, static_cast<const T*>(in), n); \
+                    },                                                                                          \
+                    rounds, true, {}});
+    KPS_BENCH_SCANS(KPS_CUB_OP_SCAN)
+    KPS_BENCH_REDUCTIONS(KPS_CUB_OP_REDUCE)
+    KPS_BENCH_ARG_EXTREMA(KPS_CUB_OP_ARG)
+#undef KPS_CUB_OP_SCAN
+#undef KPS_CUB_OP_REDUCE
+#undef KPS_CUB_OP_ARG
+  } else {
+    (void)all;
+  }
+}
+
 /// This CUB's scan and sum as peers of the benchmarks' space, where it is CUDA.
 template <class T>
 void add_peers(kps::bench::Peers& all) {
@@ -157,6 +282,7 @@ void add_peers(kps::bench::Peers& all) {
   add_peers<std::int64_t>(all);
   add_peers<float>(all);
   add_peers<double>(all);
+  add_op_peers(all);
 });
 
 }  // namespace

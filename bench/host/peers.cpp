@@ -30,6 +30,35 @@ struct SerialLoopCalls {
   }
 };
 
+/// The one-thread loop of the operators-and-types problems: the operator element by element.
+struct SerialLoopOps {
+  template <class Op, class T>
+  static void scan(const T* in, T* out, std::size_t n, T init) {
+    const Op op{};
+    T acc = init;
+    for (std::size_t i = 0; i < n; ++i) {
+      const T x = in[i];
+      out[i] = acc;
+      acc = op(acc, x);
+    }
+  }
+  template <class Op, class T>
+  static T reduce(const T* x, std::size_t n, T init) {
+    const Op op{};
+    T acc = init;
+    for (std::size_t i = 0; i < n; ++i) acc = op(acc, x[i]);
+    return acc;
+  }
+  template <bool Max, class T>
+  static ValueIndex<T> arg(const T* x, std::size_t n) {
+    if (n == 0) return {T{}, -1};
+    ValueIndex<T> best{x[0], 0};
+    for (std::size_t i = 1; i < n; ++i)
+      if (Max ? best.value < x[i] : x[i] < best.value) best = {x[i], std::int64_t(i)};
+    return best;
+  }
+};
+
 }  // namespace
 
 bool openmp_threads_sleep() {
@@ -57,6 +86,7 @@ namespace {
 
 [[maybe_unused]] const int registered = add_peer_provider(serial_loop_rank, [](Peers& all) {
   add_host_peer<SerialLoopCalls>(all, "serial_loop", "none");
+  add_host_op_peers<SerialLoopOps>(all, "serial_loop", "none");
   if constexpr (kps::impl::is_host_space_v<Exec>)
     for (const char* note : {KPS_HOST_PEER_NOTES})
       if (*note) all.note(note);

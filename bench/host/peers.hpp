@@ -90,3 +90,65 @@ void add_host_peer(Peers& all, const std::string& name, const std::string& runti
 inline constexpr int serial_loop_rank = 10, openmp_rank = 11, tbb_rank = 12;
 
 }  // namespace kps::bench::host
+
+#include "support/problems.hpp"
+
+namespace kps::bench::host {
+
+/// Registers a host peer's forms of the operators-and-types problems (bench/support/problems.hpp)
+/// where host_placement places `runtime`: Impl::scan<Op>(in, out, n, init) (exclusive, after
+/// init), Impl::reduce<Op>(x, n, init) and Impl::arg<Max>(x, n) (argmin / argmax: the value and the
+/// lowest index). Impl has a name of its own for the reason add_host_peer's Calls do.
+template <class Impl>
+void add_host_op_peers(Peers& all, const std::string& name, const std::string& runtime,
+                       const std::function<void()>& before = {}) {
+  if constexpr (kps::impl::is_host_space_v<Exec>) {
+    std::string why;
+    const std::optional<Placement> placement = host_placement(runtime, why);
+    if (!placement) return;  // add_host_peer's note says why
+#define KPS_IMPL_HOST_SCAN(OP, T)                                                                               \
+  all.add_op(scan_key<OP, T>(), OpPeer{name,                                                                    \
+                                       [](const Exec&, const void* in, void* out, std::size_t n, const void* init) { \
+                                         Impl::template scan<OP>(static_cast<const T*>(in), static_cast<T*>(out), n, \
+                                                                 *static_cast<const T*>(init));                  \
+                                       },                                                                        \
+                                       *placement, true, before});
+#define KPS_IMPL_HOST_REDUCE(OP, T)                                                                              \
+  all.add_op(reduce_key<OP, T>(), OpPeer{name,                                                                   \
+                                         [](const Exec&, const void* x, void* out, std::size_t n, const void* init) { \
+                                           *static_cast<T*>(out) = Impl::template reduce<OP>(                     \
+                                               static_cast<const T*>(x), n, *static_cast<const T*>(init));         \
+                                         },                                                                       \
+                                         *placement, true, before});
+#define KPS_IMPL_HOST_ARG(T)                                                                                     \
+  all.add_op(arg_key<T>(false), OpPeer{name,                                                                     \
+                                       [](const Exec&, const void* x, void* out, std::size_t n, const void*) {     \
+                                         *static_cast<ValueIndex<T>*>(out) = Impl::template arg<false>(           \
+                                             static_cast<const T*>(x), n);                                        \
+                                       },                                                                         \
+                                       *placement, true, before});                                                \
+  all.add_op(arg_key<T>(true), OpPeer{name,                                                                      \
+                                      [](const Exec&, const void* x, void* out, std::size_t n, const void*) {      \
+                                        *static_cast<ValueIndex<T>*>(out) = Impl::template arg<true>(            \
+                                            static_cast<const T*>(x), n);                                         \
+                                      },                                                                          \
+                                      *placement, true, before});
+    KPS_BENCH_SCANS(KPS_IMPL_HOST_SCAN)
+    KPS_BENCH_REDUCTIONS(KPS_IMPL_HOST_REDUCE)
+    KPS_BENCH_ARG_EXTREMA(KPS_IMPL_HOST_ARG)
+#undef KPS_IMPL_HOST_SCAN
+#undef KPS_IMPL_HOST_REDUCE
+#undef KPS_IMPL_HOST_ARG
+  } else {
+    (void)all, (void)name, (void)runtime, (void)before;
+  }
+}
+
+/// The better of two (value, index) pairs for argmin (Max false) or argmax: the lower index of
+/// equal values.
+template <bool Max, class T>
+inline ValueIndex<T> better(const ValueIndex<T>& a, const ValueIndex<T>& b) {
+  return Max ? arg_maximum{}(a, b) : arg_minimum{}(a, b);
+}
+
+}  // namespace kps::bench::host

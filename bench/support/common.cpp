@@ -56,6 +56,10 @@ bool Options::wants(const std::string& type) const {
   return std::find(types.begin(), types.end(), type) != types.end();
 }
 
+bool Options::wants_operator(const std::string& op) const {
+  return std::find(operators.begin(), operators.end(), op) != operators.end();
+}
+
 std::vector<std::size_t> parse_sizes(const std::string& text) {
   std::vector<std::size_t> sizes;
   std::size_t start = 0;

@@ -31,7 +31,8 @@ using Device = DeviceType;
 /// The sweep, from the command line (--kps_sizes, --kps_types) or the backend's defaults.
 struct Options {
   std::vector<std::size_t> sizes;
-  std::vector<std::string> types;
+  std::vector<std::string> types;      ///< value types by name (kps/types.hpp; bytes16: the user pairs)
+  std::vector<std::string> operators;  ///< the operators-and-types families' operators by name (empty: none of them)
   std::size_t memory_bytes = 0;  ///< device memory, for the size check
   bool host = false;             ///< Exec runs on the host
   Hardware device;               ///< Exec's device
@@ -39,7 +40,15 @@ struct Options {
   std::vector<std::size_t> footprints;  ///< bytes: the memory-latency probe's footprints
   bool footprints_given = false;        ///< by --kps_footprints (else the default: too large ones left out)
   bool wants(const std::string& type) const;
+  bool wants_operator(const std::string& op) const;
 };
+
+/// The operators the operators-and-types families name (bench/support/problems.hpp), for
+/// --kps_operators and the JSON context's kps_operators.
+inline const std::vector<std::string>& bench_operators() {
+  static const std::vector<std::string> all{"plus", "min", "max", "segmented", "argmin", "argmax"};
+  return all;
+}
 
 /// Parses "1000,2^20,4M,2^10..2^30:4" (the last: powers of two from 2^10 to 2^30, step x4).
 /// Throws std::invalid_argument with a clear message on a bad size.
@@ -50,7 +59,9 @@ using Registrar = void (*)(const Options&);
 int add_registrar(Registrar r);
 const std::vector<Registrar>& registrars();
 
-/// Calls f(T{}, n) for every size and every requested element type T of the sweep.
+/// Calls f(T{}, n) for every size and every requested type T among today's four (int32, int64,
+/// float, double: the families of today's sums; the operators-and-types families take every type,
+/// bench/operator_bench.cpp).
 template <class F>
 void for_each_size_and_type(const Options& o, F&& f) {
   for (std::size_t n : o.sizes) {

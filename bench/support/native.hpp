@@ -23,7 +23,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "kps/reduce/policy.hpp"
+#include "kps/knobs.hpp"
 #include "kernels/cos_loop.hpp"
 #include "support/kernel_info.hpp"
 

@@ -52,6 +52,13 @@ std::string peers_summary() {
   return s.empty() ? "none" : s;
 }
 
+std::string op_peers_summary() {
+  std::string s;
+  for (const auto& [name, count] : peers().op_peer_counts())
+    s += (s.empty() ? "" : ", ") + name + " (" + std::to_string(count) + " problems)";
+  return s.empty() ? "none" : s;
+}
+
 std::string peer_notes() {
   std::string s;
   for (const std::string& line : peers().notes()) s += (s.empty() ? "" : "; ") + line;

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -62,9 +63,36 @@ struct SumPeer {
   std::function<void()> before{};  ///< as ScanPeer::before
 };
 
+/// A peer of one problem of the operators-and-types families (bench/support/problems.hpp:
+/// a scan or a reduction under an operator of a value type), as its backend folder's provider
+/// registers it for each problem of the lists it can build, its values behind void pointers: a
+/// scan writes out = the exclusive scan of in after *init; a reduction *out = the reduction of in
+/// after *init (argmin, argmax: *out a ValueIndex<T> of 64-bit index, no init).
+struct OpPeer {
+  std::string name;
+  std::function<void(const Exec&, const void* in, void* out, std::size_t n, const void* init)> call;
+  Placement placement = Placement::rounds;
+  bool waits = true;  ///< returns once done (host peers; CUB's asynchronous calls say false)
+  std::function<void()> before{};  ///< as ScanPeer::before
+};
+
 /// Every peer of the build, by element type, in the providers' order.
 class Peers {
  public:
+  /// The peers of problem `key` (problems.hpp: scan_key, reduce_key, arg_key).
+  void add_op(const std::string& key, OpPeer p) { ops_[key].push_back(std::move(p)); }
+  const std::vector<OpPeer>& op_peers(const std::string& key) const {
+    static const std::vector<OpPeer> none;
+    const auto it = ops_.find(key);
+    return it == ops_.end() ? none : it->second;
+  }
+  /// The op peers' names and how many problems each has (the JSON context's kps_op_peers).
+  std::map<std::string, int> op_peer_counts() const {
+    std::map<std::string, int> counts;
+    for (const auto& [key, list] : ops_)
+      for (const auto& p : list) ++counts[p.name];
+    return counts;
+  }
   template <class T>
   void add(ScanPeer<T> p) {
     std::get<std::vector<ScanPeer<T>>>(scans_).push_back(std::move(p));
@@ -105,6 +133,7 @@ class Peers {
   ByType<ScanPeer> scans_;
   ByType<SumPeer> sums_;
   std::vector<std::string> notes_;
+  std::map<std::string, std::vector<OpPeer>> ops_;
   std::function<void()> before_own_;
   std::vector<std::pair<std::string, std::function<void()>>> floors_;
 };
@@ -130,6 +159,8 @@ const std::vector<SumPeer<T>>& sum_peers() {
 /// context's kps_peers and kps_peers_missing.
 std::string peers_summary();
 std::string peer_notes();
+/// The operators-and-types families' peers: each peer's name and how many problems it has.
+std::string op_peers_summary();
 
 /// Exec's threading runtime: its Kokkos name in lower case ("openmp", "threads", "cuda"), "none" for Serial.
 std::string exec_runtime();

@@ -408,7 +408,7 @@ def cmd_compare(a, lay: Layout, argv) -> int:
 
 def cmd_tune(a, lay: Layout, argv) -> int:
     from kps_report import tuning
-    from kps_report.analyses import reduce_tune
+    from kps_report.analyses import tune
     from kps_report.output import Figures, Staging
     study, scan_study = load_studies(["reduce", "scan"], lay.studies_dir)
 
@@ -467,21 +467,20 @@ def cmd_tune(a, lay: Layout, argv) -> int:
     if not a.no_verify and (not only or tuning.VERIFY in only):
         vtask = tuning.verify_task(tuning.VERIFY, spec["verify"], "study.json tune verify",
                                    [gbench.load(dest / f"{j.id}.json") for j in jobs],
-                                   functools.partial(reduce_tune.verify_filter,
+                                   functools.partial(tune.REDUCE.verify_filter,
                                                      concurrency=int(ctx.get("kokkos_concurrency", 0) or 0),
                                                      pool=bool(spec.get("pool_launches", False))),
-                                   reduce_tune.fingerprint(rendered.table_text), table,
+                                   tune.REDUCE.fingerprint(rendered.table_text), table,
                                    a.force or not rendered.verified, dest,
                                    {**OMP_ENV, "KPS_REDUCE_TABLE": str(table.resolve())})  # (older kps-bench)
         if runner.run([vtask]).failed:
             return 1
         rendered = render()
     if scan_jobs and not scan_missing and not a.no_verify and (not only or tuning.VERIFY_SCAN in only):
-        from kps_report.analyses import scan_tune
         vtask = tuning.verify_task(tuning.VERIFY_SCAN, tuning.scan_spec(scan_study, scan_key)["verify"],
                                    "studies/scan/study.json tune verify",
-                                   [gbench.load(dest / f"{j.id}.json") for j in scan_jobs], scan_tune.verify_filter,
-                                   scan_tune.fingerprint(rendered.table_text), table,
+                                   [gbench.load(dest / f"{j.id}.json") for j in scan_jobs], tune.SCAN.verify_filter,
+                                   tune.SCAN.fingerprint(rendered.table_text), table,
                                    a.force or not rendered.scan_verified, dest, dict(OMP_ENV))
         if runner.run([vtask]).failed:
             return 1

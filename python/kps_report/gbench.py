@@ -20,8 +20,13 @@ from typing import Optional
 
 from kps_report.errors import die
 
-TYPES = ("int32", "int64", "float", "double")
+# The value types and operators a benchmark's name may hold, with the types' sizes: what each
+# document's kps-bench says it names (its context's kps_types, "int8:1,...", and kps_operators),
+# added as documents are read (register_names); before any, the four types every kps-bench
+# names, which documents written before kps_types existed name alone.
 TYPE_SIZE = {"int32": 4, "int64": 8, "float": 4, "double": 8}  # bytes per element
+TYPES = list(TYPE_SIZE)  # in the order the documents list them
+OPERATORS: set = set()
 TIME_UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 # Fields of a Google Benchmark entry that are not counters.
 NOT_COUNTERS = {"real_time", "cpu_time", "iterations", "repetitions", "repetition_index", "threads",
@@ -67,7 +72,49 @@ def load(path) -> dict:
             die(f"{path}: a benchmark entry without a name")
         if not b.get("error_occurred") and not isinstance(b.get("real_time"), (int, float)):
             die(f"{path}: benchmark {b['name']} has no real_time")
+    register_names(ctx)
     return doc
+
+
+def register_names(ctx: dict) -> None:
+    """Adds the value types (name and bytes) and operators a document's kps-bench names (its
+    context's kps_types and kps_operators) to those parse_name knows."""
+    for item in str(ctx.get("kps_types", "")).split(","):
+        name, _, size = item.partition(":")
+        if name and size.isdigit():
+            if name not in TYPE_SIZE:
+                TYPES.append(name)
+            TYPE_SIZE[name] = int(size)
+    OPERATORS.update(op for op in str(ctx.get("kps_operators", "")).split(",") if op)
+
+
+# The knobs of kps-bench's sweeps by family (kps::knob_family: reduce, single_pass), as JSON
+# without the context's kps_knobs (written before kps-bench listed them) names them: each knob's
+# name (a benchmark argument's and a record's knob_<name>) and an enumerated knob's value names,
+# in the order of the numbers that stand for them (None: a number).
+KNOBS = {"reduce": [("team", None), ("items", None), ("league", None), ("vector", None),
+                    ("schedule", ["static", "dynamic"])],
+         "single_pass": [("team", None), ("items", None), ("load", ["direct", "staged", "cached"]), ("delay", None),
+                         ("poll", None), ("prefetch", None), ("lanes", None), ("store", ["cached", "streaming"])]}
+
+
+def knobs(ctx: dict) -> dict:
+    """{family: [(knob, value names or None)]}: the knobs a document's kps-bench lists in its
+    context (kps_knobs: "reduce:team,items,...,schedule=static|dynamic;single_pass:...", each family's
+    knobs in order, an enumerated one's value names after '=' in the order of their numbers), a
+    family it does not list (every family of JSON without the key) with KNOBS'."""
+    out = dict(KNOBS)
+    text = str(ctx.get("kps_knobs", ""))
+    for part in filter(None, text.split(";")):
+        family, sep, items = part.partition(":")
+        if not sep or not family or not items:
+            die(f"kps_knobs '{text}': '{part}' is not FAMILY:KNOB,...")
+        entries = [(name, values.split("|") if eq else None)
+                   for name, eq, values in (item.partition("=") for item in items.split(","))]
+        if not all(name and (values is None or all(values)) for name, values in entries):
+            die(f"kps_knobs '{text}': '{part}' has a knob or value without a name")
+        out[family] = entries
+    return out
 
 
 # What Google Benchmark appends to a benchmark's name: an explicit iteration count (kps-bench's
@@ -82,11 +129,16 @@ def base_name(name: str) -> str:
 
 
 def parse_name(name: str) -> dict:
-    """'scan/single_pass/int32/1024' -> dict(family, variant, type, n, params)."""
+    """'scan/single_pass/int32/1024' -> dict(family, variant, op, type, n, params); the operators'
+    families name their operator before the type ('scan/automatic/max/int8/1024': op 'max'; None:
+    a sum, as today's families)."""
     parts = base_name(name).split("/")
-    rec = {"family": parts[0], "variant": parts[1] if len(parts) > 1 else "", "type": None, "n": None, "params": {}}
+    rec = {"family": parts[0], "variant": parts[1] if len(parts) > 1 else "", "op": None, "type": None, "n": None,
+           "params": {}}
     for p in parts[2:]:
-        if p in TYPES:
+        if p in OPERATORS and rec["type"] is None and rec["op"] is None:
+            rec["op"] = p
+        elif p in TYPE_SIZE and rec["type"] is None:
             rec["type"] = p
         elif re.fullmatch(r"\d+", p) and rec["n"] is None:
             rec["n"] = int(p)
@@ -101,10 +153,12 @@ def _numeric(entry: dict) -> dict:
             if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in NOT_COUNTERS}
 
 
-def records(doc: dict) -> list:
+def records(doc: dict, operators: bool = False) -> list:
     """One record per benchmark of a document: median time and counters, their spread, or
     `error` (the message) for a benchmark whose check failed (a peer's benchmark marked
-    wrong_<variant> too: its time is kept, its result is no measurement)."""
+    wrong_<variant> too: its time is kept, its result is no measurement). `operators`: the
+    operators' families' records too (an `op` of their own); without it today's families alone,
+    as every report but the operators-and-types part reads them."""
     runs, aggregates, errors = defaultdict(list), defaultdict(dict), {}
     for b in doc.get("benchmarks", []):
         name = b.get("run_name", b["name"])
@@ -117,6 +171,8 @@ def records(doc: dict) -> list:
     out = []
     for name in list(runs) + [n for n in aggregates if n not in runs and "median" in aggregates[n]]:
         rec = parse_name(name)
+        if rec["op"] is not None and not operators:
+            continue
         rec["name"] = base_name(name)
         if name in runs:
             _from_repetitions(rec, runs[name])
@@ -132,6 +188,8 @@ def records(doc: dict) -> list:
         out.append(rec)
     for name, msg in errors.items():
         rec = parse_name(name)
+        if rec["op"] is not None and not operators:
+            continue
         rec.update(name=base_name(name), error=msg)
         out.append(rec)
     return out
@@ -175,6 +233,7 @@ def _from_repetitions(rec: dict, rs: list) -> None:
             values.setdefault(k, []).append(v)
     rec["repetitions"] = len(rs)
     rec["spread"] = {}
+    rec["samples"] = values  # every repetition's value (the verdicts' test: kps_report.stats)
     for k, vs in values.items():
         rec[k] = statistics.median(vs)
         if len(vs) > 1:

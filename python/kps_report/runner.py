@@ -532,7 +532,7 @@ def table_changed(ctx: dict, root: Optional[Path] = None, tables_dir: Optional[P
     if not path.is_file():
         return None
     if "(the nearest table:" in recorded:  # another device's table stood in: has its own come since?
-        from kps_report.analyses.reduce_tune import table_slug
+        from kps_report.analyses.tune import table_slug
         own = path.parent / (table_slug(ctx) + ".table")
         if own.is_file() and own != path:
             h = _table_header(own)

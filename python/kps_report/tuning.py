@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Optional
 
 from kps_report import gbench
-from kps_report.analyses import reduce_tune, scan_tune
+from kps_report.analyses import tune
 from kps_report.commands import bench_command
 from kps_report.errors import die
 from kps_report.machine import load_conditions
@@ -97,6 +97,15 @@ def scale_of(folder: Path, study: Study) -> Optional[str]:
     return None
 
 
+def merged_context(docs: list) -> dict:
+    """Every run's context, the newest last: the table's header names the newest run's date and
+    revision (a partial re-tune re-runs some sweeps, not always the last in the study's order)."""
+    ctx = {}
+    for d in sorted(docs, key=lambda d: str(d["context"].get("date", ""))):
+        ctx.update(d["context"])
+    return ctx
+
+
 @dataclass
 class Sweep:
     """The sweep JSON of a tune folder and what the analysis needs beside it."""
@@ -107,27 +116,23 @@ class Sweep:
     tolerance: float
     text: str
     verify_doc: Optional[dict]
-    pool: bool = False  # study.json's pool_launches: a launch's points timed as one (reduce_tune.pool_equivalent)
+    pool: bool = False  # study.json's pool_launches: a launch's points timed as one (tune.pool_equivalent)
 
 
 def load_sweep(folder: Path, study: Optional[Study]) -> Optional[Sweep]:
     scale = scale_of(folder, study) if study else None
     if scale:
         ids = [j["id"] for j in study.tune[scale]["runs"] if (folder / f"{j['id']}.json").exists()]
-        tolerance = float(study.tune[scale].get("merge_tolerance", reduce_tune.TOLERANCE))
+        tolerance = float(study.tune[scale].get("merge_tolerance", tune.TOLERANCE))
         pool = bool(study.tune[scale].get("pool_launches", False))
         text = sweep_text(scale, [j for j in sweep_jobs(study, scale) if j.id in ids])  # the runs that ran
     else:  # a sweep of an older definition: every JSON but the verification
         ids = sorted(p.stem for p in folder.glob("*.json") if p.stem != VERIFY and not _is_scan(p.stem))
-        tolerance, text, pool = reduce_tune.TOLERANCE, "the sweep JSON in this folder", False
+        tolerance, text, pool = tune.TOLERANCE, "the sweep JSON in this folder", False
     if not ids:
         return None
     docs = [gbench.load(folder / f"{i}.json") for i in ids]
-    ctx = {}
-    # Every run's context, the newest last: the table's header names the newest run's date and
-    # revision (a partial re-tune re-runs some sweeps, not always the last in the study's order).
-    for d in sorted(docs, key=lambda d: str(d["context"].get("date", ""))):
-        ctx.update(d["context"])
+    ctx = merged_context(docs)
     vpath = folder / f"{VERIFY}.json"
     return Sweep(scale, ctx, docs, [r for d in docs for r in gbench.records(d)], tolerance, text,
                  gbench.load(vpath) if vpath.exists() else None, pool)
@@ -140,6 +145,7 @@ class ScanSweep:
     records: list
     tolerance: float
     verify_doc: Optional[dict]
+    knobs: dict  # gbench.knobs of the sweep's context
 
 
 def load_scan_sweep(folder: Path, scan_study: Optional[Study] = None) -> Optional[ScanSweep]:
@@ -151,20 +157,20 @@ def load_scan_sweep(folder: Path, scan_study: Optional[Study] = None) -> Optiona
                  and {j["id"] for j in v.get("runs", [])} >= {p.stem for p in paths}), {})
     vpath = folder / f"{VERIFY_SCAN}.json"
     return ScanSweep(docs, [r for d in docs for r in gbench.records(d)],
-                     float(spec.get("merge_tolerance", scan_tune.TOLERANCE)),
-                     gbench.load(vpath) if vpath.exists() else None)
+                     float(spec.get("merge_tolerance", tune.TOLERANCE)),
+                     gbench.load(vpath) if vpath.exists() else None, gbench.knobs(merged_context(docs)))
 
 
 def _scan_verified(scan: ScanSweep, table: str) -> list:
     """The scan verification run's records where it tested these very scan rows, else none."""
-    if scan.verify_doc and scan.verify_doc["context"].get("kps_tune_table_sha256") == scan_tune.fingerprint(table):
+    if scan.verify_doc and scan.verify_doc["context"].get("kps_tune_table_sha256") == tune.SCAN.fingerprint(table):
         return gbench.records(scan.verify_doc)
     return []
 
 
 def _verified(sweep: Sweep, table: str) -> list:
     """The verification run's records where it tested this very table, else none."""
-    sha = reduce_tune.fingerprint(table)
+    sha = tune.REDUCE.fingerprint(table)
     if sweep.verify_doc and sweep.verify_doc["context"].get("kps_tune_table_sha256") == sha:
         return gbench.records(sweep.verify_doc)
     return []
@@ -188,24 +194,24 @@ def render_folder(folder: Path, figures: Figures, study: Optional[Study] = None,
     bench_cmds = commands(sweep.docs) + (commands(scan.docs) if scan else [])
     # (a host's tune block `<scale>-host` is what `--scale <scale>` runs there: tune_key)
     command = f"{prog} tune --scale {sweep.scale.removesuffix('-host')}" if sweep.scale else f"{prog} tune-table DIR"
-    table = reduce_tune.table_only(sweep.records, sweep.ctx, sweep.text, command, bench_cmds, sweep.tolerance,
+    table = tune.REDUCE.table_only(sweep.records, sweep.ctx, sweep.text, command, bench_cmds, sweep.tolerance,
                                    sweep.pool)
     if table is None:
         return None
     verify = _verified(sweep, table)
-    md, table, failed = reduce_tune.analyze(sweep.records, sweep.ctx, figures.folder(), sweep.text, command,
+    md, table, failed = tune.REDUCE.analyze(sweep.records, sweep.ctx, figures.folder(), sweep.text, command,
                                             bench_cmds, tolerance=sweep.tolerance, verify=verify, pool=sweep.pool)
     scan_md, scan_verified = "", False
-    scan_lines = scan_tune.table_lines(scan.records, scan.tolerance) if scan else []
+    scan_lines = tune.SCAN.table_lines(scan.records, scan.tolerance, scan.knobs) if scan else []
     if scan_lines:
         # The scan rows follow the reduce rows; their verification is tied to them alone
-        # (scan_tune.fingerprint), the reduction's to the reduce rows (reduce_tune.fingerprint).
+        # (tune.SCAN.fingerprint), the reduction's to the reduce rows (tune.REDUCE.fingerprint).
         table = table + "\n".join(scan_lines) + "\n"
         scan_verify = _scan_verified(scan, table)
-        scan_md, _, scan_failed = scan_tune.analyze(scan.records, scan.tolerance, scan_verify)
+        scan_md, _, scan_failed = tune.SCAN.analyze(scan.records, scan.tolerance, scan_verify, scan.knobs)
         failed += scan_failed
         scan_verified = bool(scan_verify)
-    name = reduce_tune.table_slug(sweep.ctx) + ".table"
+    name = tune.table_slug(sweep.ctx) + ".table"
     figures.path(name).write_text(table, encoding="utf-8")
     line, warning = load_conditions(sweep.docs + ([sweep.verify_doc] if sweep.verify_doc else []))
     conditions = warning or (f"Load: other processes used {line} cores on average.\n" if line else "")
@@ -222,23 +228,25 @@ def render_folder(folder: Path, figures: Figures, study: Optional[Study] = None,
 
 
 def check_counts(folder: Path, study: Optional[Study]):
-    """reduce_tune.check_counts of the folder's sweep (and its verification of the table it makes)."""
+    """tune.REDUCE.check_counts of the folder's sweep (and its verification of the table it makes)."""
     sweep = load_sweep(folder, study)
     if sweep is None:
         return None
-    table = reduce_tune.table_only(sweep.records, sweep.ctx, tolerance=sweep.tolerance, pool=sweep.pool)
+    table = tune.REDUCE.table_only(sweep.records, sweep.ctx, tolerance=sweep.tolerance, pool=sweep.pool)
     if table is None:
         return None
-    return reduce_tune.check_counts(sweep.records, sweep.ctx, sweep.tolerance, _verified(sweep, table), sweep.pool)
+    return tune.REDUCE.check_counts(sweep.records, sweep.ctx, sweep.tolerance, _verified(sweep, table), sweep.pool)
 
 
 def verify_task(run_id: str, spec: dict, where: str, sweep_docs: list, filter_of, sha: str, table: Path,
                 force: bool, dest: Path, env: dict):
     """The runner's task of a verification run (`spec`: study.json's tune `verify` entry): its
-    filter extended by filter_of(the sweep's records, base filter) (the re-measured optima), the
-    new table by KPS_TUNING_TABLE, and the fingerprint of the rows it verifies in its context."""
+    filter extended by filter_of(the sweep's records, base filter, knobs=its kps-bench's knobs) (the
+    re-measured optima), the new table by KPS_TUNING_TABLE, and the fingerprint of the rows it
+    verifies in its context."""
     base = Job.from_json(dict(spec, id=run_id), where)
-    job = Job(base.id, filter_of([r for d in sweep_docs for r in gbench.records(d)], base.filter),
+    job = Job(base.id, filter_of([r for d in sweep_docs for r in gbench.records(d)], base.filter,
+                                 knobs=gbench.knobs(merged_context(sweep_docs))),
               base.sizes, base.types, base.repetitions, base.min_time, base.args)
     return Task("tune", job, dest, {**env, "KPS_TUNING_TABLE": str(table.resolve())},
                 {"kps_tune_table_sha256": sha, "kps_tune_table": table.name}, force)

@@ -1,8 +1,14 @@
-"""Unit tests of the reduction tuning analysis (kps_report.analyses.reduce_tune) on canned Google Benchmark JSON: the
-optimum per size, the merging of sizes with similar optima into ranges and their boundaries,
-capped configurations standing in for the seed's where the cap does not bind, same-size type
-copies, the table text (format of src/kps/tuning/table.hpp), the checks, and the files written.
-Run by ctest (kps.reduce.tune_analysis) with pytest."""
+"""Unit tests of the tuning analysis (kps_report.analyses.tune) on canned Google Benchmark JSON.
+
+The reduction's rows: the optimum per size, the merging of sizes with similar optima into ranges
+and their boundaries, capped configurations standing in for the seed's where the cap does not
+bind, same-size type copies, the table text (format of src/kps/tuning/table.hpp), the checks, and
+the files written. The scan's rows: the optimum per size among the single pass's knobs and Kokkos'
+scan, the rows and their boundaries, a Kokkos row's single-pass knobs, the row format, the
+verification checks, and a tune folder rendered with both sweeps: the scan rows follow the reduce
+rows, each part's verification tied to its own rows. Both: the knobs' names read from kps-bench's
+kps_knobs, the table written in format 2 with the fingerprints of its format-1 form, and the
+committed verifications still valid. Run by ctest (kps.reduce.tune_analysis) with pytest."""
 import json
 import os
 import re
@@ -10,9 +16,15 @@ import tempfile
 import unittest
 from pathlib import Path
 
+import pytest
+
+from conftest import ROOT
 from kps_report import gbench, tuning
-from kps_report.analyses import reduce_tune as tune
+from kps_report.analyses import tune
 from kps_report.analyses.common import row_source
+from kps_report.errors import KpsError
+from kps_report.output import Figures, Staging
+from kps_report.study import load_studies
 
 CTX = {"device": "Test GPU 9000", "backend": "Cuda", "kokkos_concurrency": "1024", "device_compute_units": "4",
        "device_compute_capability": "9.0", "device_memory_bytes": "85017493504", "date": "2025-01-01T00:00:00", "kps_git_revision": "abc"}
@@ -43,6 +55,11 @@ def records(doc):
     return gbench.records(doc)
 
 
+def as_format_1(text):
+    """A table of format 2 as format 1 wrote it: rows without their class (plus, the sums')."""
+    return re.sub(r"^(reduce|scan) plus ", r"\1 ", text.replace("kps-tuning-table 2", "kps-tuning-table 1"), flags=re.M)
+
+
 A = ("seed", 64, 2, 0)
 B = ("seed", 256, 16, 0)
 C = ("capped", 256, 16, 1)  # cap = 1024 // 256 * 1 = 4 teams: binds from n > 4 * 4096
@@ -51,10 +68,10 @@ LARGE = [1000000, 2000000, 4000000]
 
 
 def verified(doc, verify):
-    """tune.analyze of the sweep `doc` with the verification run `verify` (Google Benchmark
+    """tune.REDUCE.analyze of the sweep `doc` with the verification run `verify` (Google Benchmark
     documents), in a scratch folder: (markdown, number of failed checks)."""
     with tempfile.TemporaryDirectory() as d:
-        md, _, failed = tune.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
+        md, _, failed = tune.REDUCE.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
     return md, failed
 
 
@@ -74,9 +91,9 @@ def canned(overrides=None):
 class Tune(unittest.TestCase):
     def analyse(self, times, tolerance=tune.TOLERANCE):
         recs = records(sweep_doc(times))
-        points = tune.sweep_points(recs)
-        best = tune.optima(points, 1024)
-        rows, source = tune.build_rows(points, best, 1024, tolerance)
+        points = tune.REDUCE.sweep_points(recs)
+        best = tune.optima(points)
+        rows, source = tune.REDUCE.build_rows(points, best, 1024, tolerance)
         return points, best, rows, source
 
     def test_optimum_per_size(self):
@@ -92,7 +109,7 @@ class Tune(unittest.TestCase):
         doc = sweep_doc(canned({("int32", 1000000) + A: 90.0}))
         for e in doc["benchmarks"]:
             e["wall_us"] = 50.0 if "/team:256/items:16/manual" in e["name"] else 60.0
-        best = tune.optima(tune.sweep_points(records(doc)), 1024)
+        best = tune.optima(tune.REDUCE.sweep_points(records(doc)))
         self.assertEqual(best["int32"][1000000][0], tune.Config(*B))
         self.assertAlmostEqual(best["int32"][1000000][1], 50e-6)
         # One point without a wall time: every point is compared by Google Benchmark's time.
@@ -100,7 +117,7 @@ class Tune(unittest.TestCase):
         for e in doc["benchmarks"]:
             if e["name"] == first:
                 del e["wall_us"]
-        best = tune.optima(tune.sweep_points(records(doc)), 1024)
+        best = tune.optima(tune.REDUCE.sweep_points(records(doc)))
         self.assertEqual(best["int32"][1000000][0], tune.Config(*A))
         self.assertAlmostEqual(best["int32"][1000000][1], 90e-6)
 
@@ -139,8 +156,8 @@ class Tune(unittest.TestCase):
         self.assertEqual(rows["int32"][-1][2], tune.Config(*C))
         self.assertEqual(tune.Config(*C).league(1024), 4)
         # ... and the table's league column holds the cap in teams.
-        text = tune.table_text(CTX, rows, source, 1024)
-        self.assertRegex(text, r"\nreduce int32\s+63246\s+inf\s+256\s+16\s+4\s+0\s+#")
+        text = tune.REDUCE.table_text(CTX, rows, source, 1024)
+        self.assertRegex(text, r"\nreduce plus int32\s+63246\s+inf\s+256\s+16\s+4\s+0\s+#")
 
     def test_dynamic_teams_make_a_row_with_a_schedule(self):
         # D (the seed's league of B with dynamic teams) is best at the large sizes; not run at the
@@ -152,11 +169,11 @@ class Tune(unittest.TestCase):
         self.assertEqual(rows["int32"][-1][2], tune.Config(*D))
         self.assertEqual(tune.Config(*D).schedule(), "dynamic")
         self.assertIn("dynamic teams", tune.Config(*D).label())
-        text = tune.table_text(CTX, rows, source, 1024)
-        self.assertRegex(text, r"\nreduce int32\s+\d+\s+inf\s+256\s+16\s+0\s+0\s+dynamic\s+#")
-        # static rows keep their seven fields
-        self.assertRegex(text, r"\nreduce int32\s+0\s+\d+\s+64\s+2\s+0\s+0\s+#")
-        self.assertEqual(tune.benchmark_name("int32", 1000000, tune.Config(*D)),
+        text = tune.REDUCE.table_text(CTX, rows, source, 1024)
+        self.assertRegex(text, r"\nreduce plus int32\s+\d+\s+inf\s+256\s+16\s+0\s+0\s+dynamic\s+#")
+        # static rows keep their seven fields after the class
+        self.assertRegex(text, r"\nreduce plus int32\s+0\s+\d+\s+64\s+2\s+0\s+0\s+#")
+        self.assertEqual(tune.REDUCE.benchmark_name("int32", 1000000, tune.Config(*D)),
                          "reduce_sweep/dynamic/int32/1000000/team:256/items:16")
 
     def test_a_stand_in_never_labels_a_row_dynamic(self):
@@ -227,8 +244,8 @@ class Tune(unittest.TestCase):
         self.assertEqual([(lo, hi, c) for lo, hi, c, _, _ in rows["double"]],
                          [(0, 63245, tune.Config(*A)), (63246, None, tune.Config(*B))])
         self.assertEqual([row_source("int64", r[4], source) for r in rows["int64"]], ["int64", "double"])
-        text = tune.table_text(CTX, rows, source, 1024)
-        int64 = [l for l in text.splitlines() if l.startswith("reduce int64")]
+        text = tune.REDUCE.table_text(CTX, rows, source, 1024)
+        int64 = [l for l in text.splitlines() if l.startswith("reduce plus int64")]
         self.assertIn("worst 1.000 x best at swept N", int64[0])
         self.assertIn("# from double (same element size; int64 past its sweep)", int64[1])
         # With double swept at 10^5 too (A best there, one row with the small sizes to
@@ -258,7 +275,7 @@ class Tune(unittest.TestCase):
         # launches those 16 teams too. Team 64 x 3 items reads single elements: another launch.
         times = {("int32", 2048, "capped", 64, 2, 1): 10.0, ("int32", 2048, "capped", 64, 6, 1): 14.0,
                  ("int32", 2048, "seed", 64, 2, 0): 12.0, ("int32", 2048, "seed", 64, 3, 0): 11.0}
-        points = tune.sweep_points(records(sweep_doc(times)))
+        points = tune.REDUCE.sweep_points(records(sweep_doc(times)))
         launch = {c: tune.launch(c, "int32", 2048, 1024) for c in points["int32"][2048]}
         self.assertEqual(launch[tune.Config("capped", 64, 2, 1)], (64, 16, 2, False))
         self.assertEqual(launch[tune.Config("capped", 64, 6, 1)], (64, 16, 2, False))
@@ -270,16 +287,16 @@ class Tune(unittest.TestCase):
         self.assertAlmostEqual(pooled[tune.Config("capped", 64, 6, 1)]["own_seconds"], 14e-6)
         self.assertAlmostEqual(pooled[tune.Config("seed", 64, 3, 0)]["tune_seconds"], 11e-6)  # a launch of its own
         # Unpooled the luckiest copy (10 us) is the optimum; pooled the other launch is (11 us).
-        self.assertEqual(tune.optima(points, 1024)["int32"][2048][0], tune.Config("capped", 64, 2, 1))
-        self.assertEqual(tune.optima({"int32": {2048: pooled}}, 1024)["int32"][2048][0], tune.Config("seed", 64, 3, 0))
+        self.assertEqual(tune.optima(points)["int32"][2048][0], tune.Config("capped", 64, 2, 1))
+        self.assertEqual(tune.optima({"int32": {2048: pooled}})["int32"][2048][0], tune.Config("seed", 64, 3, 0))
         # Dynamic teams are a launch of their own only past one wave; an unknown concurrency pools nothing.
         self.assertFalse(tune.launch(tune.Config("dynamic", 64, 2, 0), "int32", 2048, 1024)[3])
         self.assertTrue(tune.launch(tune.Config("dynamic", 64, 2, 0), "int32", 4096, 1024)[3])
         self.assertIs(tune.pool_equivalent(points, 0), points)
         # The table says so where a block pools.
         _, _, rows, source = self.analyse(canned())
-        self.assertIn("timed as one", tune.table_text(CTX, rows, source, 1024, pool=True))
-        self.assertNotIn("timed as one", tune.table_text(CTX, rows, source, 1024))
+        self.assertIn("timed as one", tune.REDUCE.table_text(CTX, rows, source, 1024, pool=True))
+        self.assertNotIn("timed as one", tune.REDUCE.table_text(CTX, rows, source, 1024))
 
     def test_same_size_copies(self):
         _, _, rows, source = self.analyse(canned())
@@ -289,9 +306,9 @@ class Tune(unittest.TestCase):
 
     def test_table_text_format(self):
         _, _, rows, source = self.analyse(canned())
-        text = tune.table_text(CTX, rows, source, 1024, "canned sweep", "kps tune", ["kps-bench x"])
+        text = tune.REDUCE.table_text(CTX, rows, source, 1024, "canned sweep", "kps tune", ["kps-bench x"])
         lines = [l.strip() for l in text.splitlines() if l.strip() and not l.strip().startswith("#")]
-        self.assertEqual(lines[0], "kps-tuning-table 1")
+        self.assertEqual(lines[0], "kps-tuning-table 2")
         header = dict(l.split(" = ", 1) for l in lines[1:] if re.match(r"^[a-z_]+ = ", l))
         self.assertEqual(header["device"], "Test GPU 9000")
         self.assertEqual(header["backend"], "Cuda")
@@ -303,25 +320,34 @@ class Tune(unittest.TestCase):
         rows_txt = [l.split("#")[0].split() for l in lines[1 + len(header):]]
         self.assertEqual(len(rows_txt), 4)
         for r in rows_txt:
-            self.assertEqual(len(r), 8)
-            self.assertEqual(r[0], "reduce")
-            self.assertIn(r[1], ("int32", "float"))
-        self.assertEqual(rows_txt[0], ["reduce", "int32", "0", "63245", "64", "2", "0", "0"])
+            self.assertEqual(len(r), 9)
+            self.assertEqual(r[:2], ["reduce", "plus"])
+            self.assertIn(r[2], ("int32", "float"))
+        self.assertEqual(rows_txt[0], ["reduce", "plus", "int32", "0", "63245", "64", "2", "0", "0"])
         self.assertEqual(tune.table_slug(CTX), "test-gpu-9000-cuda")
         # The fingerprint ignores the date and the command line, not the rows.
         other = text.replace("date = 2025-01-01T00:00:00", "date = 2030").replace("command = tools", "command = x")
-        self.assertEqual(tune.fingerprint(text), tune.fingerprint(other))
-        self.assertNotEqual(tune.fingerprint(text), tune.fingerprint(text.replace("int32  0 ", "int32  1 ")))
-        # A table of the older format (kps-reduce-table 1, rows without `reduce`) keeps its fingerprint:
-        # verification runs of tables written before the format changed still match them.
-        older = text.replace("kps-tuning-table 1", "kps-reduce-table 1")
+        self.assertEqual(tune.REDUCE.fingerprint(text), tune.REDUCE.fingerprint(other))
+        self.assertNotEqual(tune.REDUCE.fingerprint(text),
+                            tune.REDUCE.fingerprint(text.replace("int32  0 ", "int32  1 ")))
+        # Tables of the older formats keep their fingerprint: verification runs of tables written
+        # before the format changed still match them. Format 1 (kps-tuning-table 1, rows without
+        # their class)...
+        format_1 = as_format_1(text)
+        self.assertNotIn(" plus ", format_1)
+        self.assertEqual(tune.REDUCE.fingerprint(format_1), tune.REDUCE.fingerprint(text))
+        # ... and kps-reduce-table 1 (rows without `reduce` either).
+        older = format_1.replace("kps-tuning-table 1", "kps-reduce-table 1")
         older = re.sub(r"^reduce (\w+) +", lambda m: f"{m[1]:<8} ", older, flags=re.M)
         self.assertNotIn("\nreduce ", older)
-        self.assertEqual(tune.fingerprint(older), tune.fingerprint(text))
+        self.assertEqual(tune.REDUCE.fingerprint(older), tune.REDUCE.fingerprint(text))
+        # A row of another class is another table.
+        builtin = re.sub(r"^reduce plus ", "reduce builtin ", text, count=1, flags=re.M)
+        self.assertNotEqual(tune.REDUCE.fingerprint(builtin), tune.REDUCE.fingerprint(text))
         # Tables written before the compute capability and memory were recorded keep theirs too.
         bare = re.sub(r"^(compute_capability|memory_bytes) = .*\n", "", text, flags=re.M)
         self.assertNotIn("compute_capability", bare)
-        self.assertEqual(tune.fingerprint(bare), tune.fingerprint(text))
+        self.assertEqual(tune.REDUCE.fingerprint(bare), tune.REDUCE.fingerprint(text))
 
     def test_analyze_writes_files_and_checks(self):
         doc = sweep_doc(canned())
@@ -330,13 +356,13 @@ class Tune(unittest.TestCase):
             bench("reduce/tuned/int32/4000000", 110.0, ratio_to_cub=1.02, ratio_to_copy=0.97) +   # 1.10 x best
             bench("reduce/kokkos/int32/4000000", 105.0))}                                          # and slower
         with tempfile.TemporaryDirectory() as d:
-            md, text, failed = tune.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
+            md, text, failed = tune.REDUCE.analyze(records(doc), CTX, d, figures_in_md=False, verify=records(verify))
             self.assertTrue(os.path.exists(os.path.join(d, "sweep.csv")))
             self.assertTrue(os.path.exists(os.path.join(d, "optima.csv")))
             with open(os.path.join(d, "optima.csv")) as f:
                 self.assertEqual(len(f.read().strip().splitlines()), 1 + len(SMALL) + len(LARGE))
         self.assertIn("Optimum per size", md)
-        self.assertIn("kps-tuning-table 1", text)
+        self.assertIn("kps-tuning-table 2", text)
         self.assertEqual(failed, 1)  # the 4000000 verification row
         self.assertRegex(md, r"\| int32 \| 4000000 \|.*slower than Kokkos; > 1.05 x sweep best")
         self.assertRegex(md, r"\| int32 \| 1000 \|.*\| ok \|")
@@ -388,7 +414,7 @@ class Tune(unittest.TestCase):
                              r"[^\n]*slower than Kokkos; > 1.05 x sweep best \|")
 
     def test_verify_filter(self):
-        f = tune.verify_filter(records(sweep_doc(canned())), "^reduce/(tuned|kokkos)/")
+        f = tune.REDUCE.verify_filter(records(sweep_doc(canned())), "^reduce/(tuned|kokkos)/")
         self.assertTrue(re.search(f, "reduce_sweep/seed/int32/1000/team:64/items:2/manual_time"))
         self.assertTrue(re.search(f, "reduce_sweep/seed/int32/4000000/team:256/items:16/manual_time"))
         self.assertTrue(re.search(f, "reduce/tuned/int32/4000000/manual_time"))
@@ -402,10 +428,10 @@ class Tune(unittest.TestCase):
                                   "run_type": "iteration", "error_occurred": True,
                                   "error_message": "seed: wrong result", "real_time": 0.001, "time_unit": "us"})
         with tempfile.TemporaryDirectory() as d:
-            md, _, _ = tune.analyze(records(doc), CTX, d, figures_in_md=False)
+            md, _, _ = tune.REDUCE.analyze(records(doc), CTX, d, figures_in_md=False)
         self.assertIn("Failed checks", md)
         self.assertIn("wrong result", md)
-        points = tune.sweep_points([r for r in records(doc) if "error" not in r])
+        points = tune.REDUCE.sweep_points([r for r in records(doc) if "error" not in r])
         self.assertNotIn(tune.Config("seed", 32, 2), points["int32"][1000])
 
 
@@ -436,3 +462,333 @@ class SweepFolderTest(unittest.TestCase):
             self.assertEqual(sweep.scale, "blk")
             self.assertIn("sweep-a: sizes 1000,2000, types int32", sweep.text)
             self.assertNotIn("sweep-b", sweep.text)
+
+
+# The scan's rows.
+
+SA = ("single_pass", 128, 32, 0, 0, 0)
+SB = ("single_pass", 256, 32, 2400, 0, 64)
+SK = ("kokkos", 0, 0, 0, 0, 0)
+SIZES = [1 << 16, 1 << 17, 1 << 18, 1 << 19, 1 << 20]
+
+
+def scan_name(t, n, c):
+    return tune.SCAN.benchmark_name(t, n, tune.Choice(*c))
+
+
+def scan_doc(times):
+    """times: {(type, n, choice tuple): µs} -> a document of scan_tune points (timed in rounds)."""
+    entries = []
+    for (t, n, c), us in times.items():
+        entries += bench(scan_name(t, n, c), us, reps=1, rounds=15, wall_us=us)
+    return {"context": dict(CTX), "benchmarks": entries}
+
+
+def scan_canned():
+    times = {}
+    for n in SIZES:
+        times[("int32", n, SK)] = 10.0 if n == SIZES[0] else 40.0 * n / SIZES[-1] + 30
+        times[("int32", n, SA)] = 12.0 if n == SIZES[0] else 10.0 + 20.0 * n / SIZES[-1]
+        times[("int32", n, SB)] = 30.0 if n < SIZES[-1] else 25.0
+    return times
+
+
+def scan_analyse(times):
+    points = tune.SCAN.sweep_points(gbench.records(scan_doc(times)))
+    best = tune.optima(points)
+    rows, source = tune.SCAN.build_rows(points, best)
+    return points, best, rows, source
+
+
+def test_optimum_per_size_among_knobs_and_kokkos():
+    _, best, _, _ = scan_analyse(scan_canned())
+    assert best["int32"][SIZES[0]][0] == tune.KOKKOS
+    assert best["int32"][SIZES[1]][0] == tune.Choice(*SA)
+    assert best["int32"][SIZES[-1]][0] == tune.Choice(*SB)
+
+
+def test_rows_cover_the_swept_sizes_split_at_geometric_means():
+    _, _, rows, source = scan_analyse(scan_canned())
+    r = rows["int32"]
+    assert [(lo, hi) for lo, hi, *_ in r] == [(1 << 16, 92681), (92682, 741455), (741456, (1 << 21) - 1)]
+    assert [c.algorithm for _, _, c, _, _ in r] == ["kokkos", "single_pass", "single_pass"]
+    assert tune.lookup(r, (1 << 16) - 1) is None and tune.lookup(r, 1 << 21) is None  # the rule there
+    assert source["float"] == "int32" and "double" not in rows
+
+
+def test_a_kokkos_row_carries_the_single_pass_knobs_best_there():
+    _, _, rows, _ = scan_analyse(scan_canned())
+    c = rows["int32"][0][2]
+    assert c.algorithm == "kokkos" and c.key() == tune.KOKKOS
+    assert (c.team, c.items, c.delay, c.poll, c.prefetch) == SA[1:]
+
+
+def test_similar_optima_merge_within_the_tolerance():
+    times = {("int32", n, SA): 10.0 for n in SIZES}
+    times.update({("int32", n, SB): 9.8 for n in SIZES})
+    _, _, rows, _ = scan_analyse(times)
+    assert len(rows["int32"]) == 1 and rows["int32"][0][2] == tune.Choice(*SB)
+
+
+def test_row_lines_parse_as_the_table_format():
+    _, _, rows, source = scan_analyse(scan_canned())
+    lines = tune.SCAN.scan_lines(rows, source)
+    data = [l.split("#")[0].split() for l in lines if l.startswith("scan ")]
+    assert len(data) == 6  # int32's three rows and float's copies
+    for f in data:
+        assert len(f) == 12 and f[:2] == ["scan", "plus"] and f[5] in ("kokkos", "single_pass")
+        assert f[8] in ("direct", "staged")
+        assert int(f[7]) >= 1  # items per thread: the table's parser wants at least 1
+    assert all(re.fullmatch(r"\d+", f[4]) for f in data)
+
+
+def scan_verify_doc(automatic_us, best_us, kokkos_ratio=1.2):
+    entries = []
+    for n in SIZES:
+        entries += bench(f"scan/automatic/int32/{n}", automatic_us, reps=1, rounds=15, wall_us=automatic_us,
+                         ratio_to_kokkos=kokkos_ratio, ratio_to_cub=1.01)
+    _, best, _, _ = scan_analyse(scan_canned())
+    for n in SIZES:
+        c, _ = best["int32"][n]
+        entries += bench(tune.SCAN.benchmark_name("int32", n, c), best_us, reps=1, rounds=15, wall_us=best_us)
+    return {"context": dict(CTX), "benchmarks": entries}
+
+
+def test_verification_checks_automatic_against_the_re_measured_optimum_and_kokkos():
+    recs = gbench.records(scan_doc(scan_canned()))
+    md, _, failed = tune.SCAN.analyze(recs, verify=gbench.records(scan_verify_doc(10.2, 10.0)))
+    assert failed == 0 and "5 of 5 sizes pass" in md
+    md, _, failed = tune.SCAN.analyze(recs, verify=gbench.records(scan_verify_doc(11.0, 10.0)))
+    assert failed == 5 and "> 1.05 x sweep best" in md
+    md, _, failed = tune.SCAN.analyze(recs, verify=gbench.records(scan_verify_doc(10.0, 10.0, kokkos_ratio=0.9)))
+    assert failed == 5 and "slower than Kokkos" in md
+
+
+def test_verification_compares_times_taken_alike():
+    """scan_tune/automatic and Kokkos' scan timed alone decide the checks where the run has them;
+    scan/automatic's rounds (here slowed by peers) give CUB's ratio only."""
+    recs = gbench.records(scan_doc(scan_canned()))
+    doc = scan_verify_doc(13.0, 10.0, kokkos_ratio=0.9)
+    for n in SIZES:
+        doc["benchmarks"] += bench(f"scan_tune/automatic/int32/{n}", 10.2, reps=1, rounds=15, wall_us=10.2)
+        doc["benchmarks"] += bench(f"scan_tune/kokkos/int32/{n}", 11.0, reps=1, rounds=15, wall_us=11.0)
+    md, _, failed = tune.SCAN.analyze(recs, verify=gbench.records(doc))
+    assert failed == 0 and "| 1.02 | 1.08 | 1.01 |" in md
+
+
+def test_a_wrong_kokkos_point_is_no_time_and_no_check():
+    """kps-bench times a peer's wrong result and marks it (wrong_kokkos): it is no point of the sweep
+    (Kokkos would be the optimum here) and the verification shows it, failing no size on it."""
+    times = scan_canned()
+    times[("int32", SIZES[1], SK)] = 1.0
+    doc = scan_doc(times)
+    for b in doc["benchmarks"]:
+        if b["name"].startswith(f"scan_tune/kokkos/int32/{SIZES[1]}/"):
+            b["wrong_kokkos"] = 1
+    points = tune.SCAN.sweep_points(gbench.records(doc))
+    assert tune.KOKKOS not in points["int32"][SIZES[1]] and tune.KOKKOS in points["int32"][SIZES[0]]
+    recs = gbench.records(scan_doc(scan_canned()))
+    vdoc = scan_verify_doc(10.2, 10.0)
+    for n in SIZES:
+        vdoc["benchmarks"] += bench(f"scan_tune/automatic/int32/{n}", 10.2, reps=1, rounds=15, wall_us=10.2)
+        vdoc["benchmarks"] += bench(f"scan_tune/kokkos/int32/{n}", 1.0, reps=1, rounds=15, wall_us=1.0,
+                                    **({"wrong_kokkos": 1} if n == SIZES[1] else {}))
+    md, _, failed = tune.SCAN.analyze(recs, verify=gbench.records(vdoc))
+    assert "Kokkos wrong" in md and failed == 4 and md.count("slower than Kokkos") == 4
+
+
+def test_a_size_where_automatic_failed_its_check_is_a_failed_row():
+    recs = gbench.records(scan_doc(scan_canned()))
+    doc = scan_verify_doc(10.2, 10.0)
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if not b["name"].startswith(f"scan/automatic/int32/{SIZES[2]}/")]
+    doc["benchmarks"].append({"name": f"scan/automatic/int32/{SIZES[2]}/manual_time", "run_type": "iteration",
+                              "error_occurred": True, "error_message": "automatic: wrong result at index 7"})
+    md, _, failed = tune.SCAN.analyze(recs, verify=gbench.records(doc))
+    assert failed == 1 and "check failed: automatic: wrong result at index 7" in md and "4 of 5 sizes pass" in md
+
+
+def test_a_peer_marked_wrong_is_a_failed_check_for_every_reader():
+    doc = {"context": dict(CTX), "benchmarks": bench("scan/kokkos/float/67108864", 5.0, reps=1, wrong_kokkos=1,
+                                                     label="peer kokkos wrong: wrong result at index 3")
+                                               + bench("scan/automatic/float/67108864", 1.0, reps=1, wrong_kokkos=1)}
+    by = {r["variant"]: r for r in gbench.records(doc)}
+    assert by["kokkos"]["error"] == "peer kokkos wrong: wrong result at index 3"
+    assert "error" not in by["automatic"]          # kps' own result stands: only its ratio to Kokkos is gone
+
+
+def test_verify_filter_names_every_optimum():
+    f = tune.SCAN.verify_filter(gbench.records(scan_doc(scan_canned())), "^scan/automatic/")
+    assert re.search(f, f"scan_tune/kokkos/int32/{SIZES[0]}/manual_time")
+    assert re.search(f, scan_name("int32", SIZES[1], SA) + "/iterations:15/manual_time")
+    assert not re.search(f, scan_name("int32", SIZES[1], SB) + "/manual_time")
+
+
+def render(folder, out):
+    with Staging(out) as staging:
+        return tuning.render_folder(folder, Figures(staging, ""))
+
+
+def test_a_tune_folder_with_both_sweeps(tmp_path):
+    reduce_times = {("int32", n, "seed", 256, 16, 0): 10.0 for n in (1000, 2000)}
+    (tmp_path / "sweep.json").write_text(json.dumps(sweep_doc(reduce_times)))
+    alone = render(tmp_path, tmp_path / "a")
+    (tmp_path / "scan-int32.json").write_text(json.dumps(scan_doc(scan_canned())))
+    both = render(tmp_path, tmp_path / "b")
+    assert not alone.scan_rows and both.scan_rows and not both.scan_verified
+    assert both.table_text.startswith(alone.table_text.split("\n# kps-bench")[0].split("\ndate =")[0])
+    assert sum(l.startswith("scan ") for l in both.table_text.splitlines()) == 6
+    # Each part's verification is tied to its own rows.
+    assert tune.REDUCE.fingerprint(both.table_text) == tune.REDUCE.fingerprint(alone.table_text)
+    changed = both.table_text.replace("scan plus int32", "scan plus int32 ", 1)
+    assert tune.SCAN.fingerprint(changed) == tune.SCAN.fingerprint(both.table_text)  # spacing aside: the same rows
+    assert tune.SCAN.fingerprint(both.table_text.replace(" staged 2400 ", " staged 600  ", 1)) != tune.SCAN.fingerprint(
+        both.table_text)
+    # Written in format 2 (rows of class plus), with the fingerprints of its format-1 form.
+    assert "\nkps-tuning-table 2\n" in both.table_text and "\nscan plus int32 " in both.table_text
+    older = as_format_1(both.table_text)
+    assert "\nscan int32 " in older and "\nreduce int32 " in older
+    assert tune.SCAN.fingerprint(older) == tune.SCAN.fingerprint(both.table_text)
+    assert tune.REDUCE.fingerprint(older) == tune.REDUCE.fingerprint(both.table_text)
+    other_class = both.table_text.replace("\nscan plus int32 ", "\nscan user int32 ", 1)
+    assert tune.SCAN.fingerprint(other_class) != tune.SCAN.fingerprint(both.table_text)
+    doc = scan_verify_doc(10.0, 10.0)
+    doc["context"]["kps_tune_table_sha256"] = tune.SCAN.fingerprint(both.table_text)
+    (tmp_path / "verify-scan.json").write_text(json.dumps(doc))
+    again = render(tmp_path, tmp_path / "c")
+    assert again.scan_verified and not again.verified  # the reduction's verification is still to run
+    assert "Scan rows" in (tmp_path / "c" / "tune.md").read_text()
+
+
+def test_the_verifications_still_to_run():
+    r = tuning.TuneRendering("", "t.table", "", 0, verified=False)
+    assert tuning.unverified(r) == ["verify"]  # a table without scan rows never asks for verify-scan
+    r = tuning.TuneRendering("", "t.table", "", 0, verified=True, scan_rows=True, scan_verified=False)
+    assert tuning.unverified(r) == ["verify-scan"]
+    r = tuning.TuneRendering("", "t.table", "", 0, verified=True, scan_rows=True, scan_verified=True)
+    assert tuning.unverified(r) == []
+
+
+def test_a_kokkos_row_without_single_pass_points_takes_the_rules_tiles():
+    assert tune.SCAN.row_line("double", 1, 2, tune.KOKKOS).split()[7] == "32"
+    assert tune.SCAN.row_line("int32", 1, 2, tune.KOKKOS).split()[7] == "64"
+
+
+C16 = ("single_pass", 1, 16384, 0, 0, 0, "cached", "cached")
+C64S = ("single_pass", 1, 65536, 0, 0, 0, "cached", "streaming")
+
+
+def test_cached_tiles_of_a_host_sweep_parse_and_make_rows_with_a_store():
+    times = {}
+    for n in SIZES:
+        times[("int32", n, SK)] = 50.0
+        times[("int32", n, C16)] = 20.0 if n < SIZES[-1] else 40.0
+        times[("int32", n, C64S)] = 30.0 if n < SIZES[-1] else 20.0
+    assert scan_name("int32", SIZES[0], C16).endswith("/team:1/items:16384/store:0")
+    assert scan_name("int32", SIZES[0], C64S).endswith("/team:1/items:65536/store:1")
+    points, best, rows, _ = scan_analyse(times)
+    assert best["int32"][SIZES[0]][0] == tune.Choice(*C16)
+    lines = tune.SCAN.scan_lines(rows, {t: "int32" for t in gbench.TYPES})
+    cached = [l for l in lines if l.startswith("scan plus int32")]
+    assert re.match(r"scan plus int32\s+65536\s+\d+\s+single_pass\s+1\s+16384\s+cached\s+0\s+0\s+0\s+cached\s", cached[0])
+    assert re.match(r"scan plus int32\s+\d+\s+\d+\s+single_pass\s+1\s+65536\s+cached\s+0\s+0\s+0\s+streaming\s", cached[-1])
+
+
+BS = ("single_pass", 256, 32, 2400, 0, 64, "staged", "streaming")
+
+
+def test_staged_points_with_streaming_stores_parse_and_make_rows_with_a_store():
+    times = {}
+    for n in SIZES:
+        times[("int32", n, SB)] = 20.0
+        times[("int32", n, BS)] = 30.0 if n < SIZES[-1] else 15.0
+    assert scan_name("int32", SIZES[0], SB).endswith("/prefetch:64")
+    assert scan_name("int32", SIZES[0], BS).endswith("/prefetch:64/store:1")
+    points, best, rows, _ = scan_analyse(times)
+    assert best["int32"][SIZES[-1]][0] == tune.Choice(*BS)
+    assert best["int32"][SIZES[0]][0] == tune.Choice(*SB)
+    lines = [l for l in tune.SCAN.scan_lines(rows, {t: "int32" for t in gbench.TYPES})
+             if l.startswith("scan plus int32")]
+    # ordinary stores: a GPU table's row of ten fields after `scan` and its class; streaming: an eleventh
+    assert len(lines[0].split("#")[0].split()) == 12
+    assert re.match(r"scan plus int32\s+\d+\s+\d+\s+single_pass\s+256\s+32\s+staged\s+2400\s+0\s+64\s+streaming\s",
+                    lines[-1])
+    assert "streaming stores" in tune.Choice(*BS).label()
+
+
+def test_a_row_that_does_not_beat_its_neighbour_by_more_than_the_spread_is_merged():
+    # At 2^17 alone SB is best, by 2 % over SA: within the 3 % tolerance, so SA's row covers it.
+    times = {}
+    for n in SIZES:
+        times[("int32", n, SA)] = 10.0 if n != SIZES[1] else 10.2
+        times[("int32", n, SB)] = 20.0 if n != SIZES[1] else 10.0
+    _, _, rows, _ = scan_analyse(times)
+    assert [c for _, _, c, _, _ in rows["int32"]] == [tune.Choice(*SA)]
+    # By 10 %, more than the tolerance: its own row stays.
+    times[("int32", SIZES[1], SA)] = 11.0
+    _, _, rows, _ = scan_analyse(times)
+    assert [c for _, _, c, _, _ in rows["int32"]] == [tune.Choice(*SA), tune.Choice(*SB), tune.Choice(*SA)]
+
+
+# Both: the knobs' names, the table's format and the committed verifications.
+
+KNOBS_CONTEXT = ("reduce:team,items,league,vector,schedule=static|dynamic;"
+                 "single_pass:team,items,load=direct|staged|cached,delay,poll,prefetch,lanes,store=cached|streaming")
+
+
+def test_kps_knobs_parse_into_names_and_value_names():
+    knobs = gbench.knobs({"kps_knobs": KNOBS_CONTEXT})
+    assert knobs["reduce"] == [("team", None), ("items", None), ("league", None), ("vector", None),
+                               ("schedule", ["static", "dynamic"])]
+    assert knobs["single_pass"][2] == ("load", ["direct", "staged", "cached"])
+    assert knobs["single_pass"][-1] == ("store", ["cached", "streaming"])
+    assert [name for name, _ in knobs["single_pass"]] == ["team", "items", "load", "delay", "poll", "prefetch",
+                                                          "lanes", "store"]
+    # JSON without the key (every kps-bench before it) takes today's names; a family the key does
+    # not list keeps them too.
+    assert gbench.knobs({}) == gbench.KNOBS == knobs
+    assert gbench.knobs({"kps_knobs": "single_pass:team,items"})["reduce"] == gbench.KNOBS["reduce"]
+    for bad in ("single_pass", "single_pass:", ":team", "single_pass:team,,items", "single_pass:store=cached|"):
+        with pytest.raises(KpsError, match="kps_knobs"):
+            gbench.knobs({"kps_knobs": bad})
+
+
+def test_a_sweep_reads_its_knobs_by_kps_knobs():
+    """An enumerated knob's numbers mean the value names kps_knobs gives them: a kps-bench that
+    numbered the stores the other way round has its points read, named and re-measured by them."""
+    times = {("int32", n, C16): 20.0 for n in SIZES}
+    times.update({("int32", n, C64S): 10.0 for n in SIZES})
+    doc = scan_doc(times)  # store:0 the ordinary stores, store:1 the streaming ones, as today's
+    points = tune.SCAN.sweep_points(gbench.records(doc), gbench.knobs(doc["context"]))
+    assert set(points["int32"][SIZES[0]]) == {tune.Choice(*C16), tune.Choice(*C64S)}
+    knobs = gbench.knobs({"kps_knobs": "single_pass:team,items,store=streaming|cached"})
+    points = tune.SCAN.sweep_points(gbench.records(doc), knobs)
+    assert tune.optima(points)["int32"][SIZES[0]][0] == tune.Choice("single_pass", 1, 65536, load="cached")
+    assert tune.SCAN.benchmark_name("int32", SIZES[0], tune.Choice(*C64S), knobs).endswith("/store:0")
+    f = tune.SCAN.verify_filter(gbench.records(doc), "^scan/automatic/", knobs=knobs)
+    assert re.search(f, scan_name("int32", SIZES[0], C64S) + "/manual_time")  # store:1, the ordinary stores there
+    with pytest.raises(KpsError, match="store 1 is none of kps_knobs' cached$"):
+        tune.SCAN.sweep_points(gbench.records(doc), gbench.knobs({"kps_knobs": "single_pass:team,items,store=cached"}))
+
+
+def test_the_committed_verifications_stay_valid():
+    """Every committed verification run of a tune folder's table still tests the table rendered
+    from the folder's JSON: written in format 2 now, it has the fingerprints of its format-1 form,
+    which the runs recorded."""
+    folders = sorted((ROOT / "results").glob("*/reduce/tune"))
+    if not folders:
+        pytest.skip("no committed results")
+    study, scan_study = load_studies(["reduce", "scan"], ROOT / "studies")
+    verified = 0
+    for folder in folders:
+        sweep = tuning.load_sweep(folder, study)
+        table = tune.REDUCE.table_only(sweep.records, sweep.ctx, tolerance=sweep.tolerance, pool=sweep.pool)
+        scan = tuning.load_scan_sweep(folder, scan_study)
+        if scan:
+            table += "\n".join(tune.SCAN.table_lines(scan.records, scan.tolerance, scan.knobs)) + "\n"
+        assert "\nkps-tuning-table 2\n" in table
+        for family, doc in ((tune.REDUCE, sweep.verify_doc), (tune.SCAN, scan.verify_doc if scan else None)):
+            if doc:
+                recorded = doc["context"].get("kps_tune_table_sha256")
+                assert family.fingerprint(table) == family.fingerprint(as_format_1(table)), folder
+                verified += recorded == family.fingerprint(table)
+    assert verified

@@ -3,9 +3,9 @@
 A study's module (named after studies/<study>/) has
   analyze(results: gbench.StudyResults, figures: output.Figures) -> str   the report's section
   headlines(results) -> [Headline]   the findings the report's summary puts beside the seed's
-Other modules here: reduce_tune (the reduction's tuning analysis), latency_model (the latency
-model of src/kps_models/latency_model.hpp), schedsim (the latency study's scheduler simulation) and
-ncu_split (Nsight Compute CSV).
+Other modules here: tune (the tuning table's analysis: its reduce and scan rows), latency_model
+(the latency model of src/kps_models/latency_model.hpp), schedsim (the latency study's scheduler
+simulation) and ncu_split (Nsight Compute CSV).
 """
 from __future__ import annotations
 

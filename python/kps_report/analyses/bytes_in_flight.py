@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kps_report import gbench
-from kps_report.analyses import scan_tune
+from kps_report.analyses import tune
 from kps_report.text import fmt, markdown_table, pow2
 
 # The probe's footprint counts as "memory" from this multiple of the last-level cache: the
@@ -107,8 +107,8 @@ def model_rows(required_bytes: float, tune_records) -> list:
     """[(type, N, best Choice, its tile bytes, predicted tile bytes, steps apart)] for the
     tuning sweep's sizes from MODEL_FROM, where the best point prefetches: steps apart counts the
     distinct swept tile sizes between the prediction and the sweep's best (0: the same size)."""
-    points = scan_tune.sweep_points(tune_records)
-    best_of = scan_tune.optima(points)
+    points = tune.SCAN.sweep_points(tune_records)
+    best_of = tune.optima(points)
     out = []
     for t, by_n in sorted(points.items()):
         size = gbench.TYPE_SIZE.get(t)

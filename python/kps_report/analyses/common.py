@@ -121,6 +121,9 @@ def optimum_type(best, t, n):
     return next((s for s in best if gbench.TYPE_SIZE[s] == gbench.TYPE_SIZE[t] and n in best[s]), None)
 
 
+BORROWING_TYPES = ("int32", "int64", "float", "double")
+
+
 def rows_by_type(points, group, bounds):
     """A tuning table's rows: for each swept type t, group(t) -> [(sizes, entry, worst ratio)]
     and bounds(groups) -> [(n_min, n_max)]; a type not swept takes the rows of the swept type
@@ -152,7 +155,9 @@ def rows_by_type(points, group, bounds):
             sizes.source = s
             tail.append((max(lo_s, cut + 1), hi_s, c_s, worst_s, sizes))
         rows[t] = rows[t][:-1] + [(lo, cut, c, worst, ns)] + tail
-    for t in gbench.TYPES:
+    # Only today's four types borrow: a table's other types (int8, uint32, ...) find a same-size
+    # type's rows through the lookup's own chain (src/kps/tuning/table.hpp), so their rows need no copy.
+    for t in BORROWING_TYPES:
         if t not in rows:
             same = [s for s in rows if gbench.TYPE_SIZE[s] == gbench.TYPE_SIZE[t] and source[s] == s]
             if same:

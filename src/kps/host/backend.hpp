@@ -5,7 +5,8 @@
 //     hyperthread sibling run and saves the pipeline flush of a spin loop's exit), then yields the
 //     core to the scheduler, so that a predecessor descheduled from a shared or oversubscribed core
 //     gets it back instead of waiting out a time slice.
-//   BackendStore: on x86-64 (SSE2, every x86-64 CPU), an element as a streaming store (MOVNTI),
+//   BackendStore: on x86-64 (SSE2, every x86-64 CPU), an element as a streaming store (MOVNTI; a
+//     value of more than 8 bytes as several, eight 1-byte or four 2-byte values at once as one),
 //     which the write-combining buffers gather into whole lines, written without reading them
 //     first; drain() is SFENCE, which orders them before the thread's later stores.
 //   BackendRangeScan: on x86-64, a float range scanned four elements to an SSE2 register (two
@@ -59,16 +60,43 @@ template <class Exec>
 struct BackendStore<Exec, std::enable_if_t<is_host_space_v<Exec>>> {
 #if defined(KPS_IMPL_HOST_SSE2) && defined(__x86_64__)
   static constexpr bool streaming = true;
+  /// A value of 4 or 8 bytes as one MOVNTI, a larger one whose size is a multiple of 4 (8) bytes as
+  /// one per 4 (8) bytes, where it is aligned to that; any other as an ordinary store.
   template <class T>
   KOKKOS_INLINE_FUNCTION static void element(T* dst, T v) {
     if constexpr (sizeof(T) == 4) {
       int bits;
       std::memcpy(&bits, &v, 4);
       _mm_stream_si32(reinterpret_cast<int*>(dst), bits);
-    } else {
+    } else if constexpr (sizeof(T) == 8) {
       long long bits;
       std::memcpy(&bits, &v, 8);
       _mm_stream_si64(reinterpret_cast<long long*>(dst), bits);
+    } else if constexpr (sizeof(T) % 8 == 0 && alignof(T) >= 8) {
+      long long bits[sizeof(T) / 8];
+      std::memcpy(bits, &v, sizeof(T));
+      for (std::size_t k = 0; k < sizeof(T) / 8; ++k) _mm_stream_si64(reinterpret_cast<long long*>(dst) + k, bits[k]);
+    } else if constexpr (sizeof(T) % 4 == 0 && alignof(T) >= 4) {
+      int bits[sizeof(T) / 4];
+      std::memcpy(bits, &v, sizeof(T));
+      for (std::size_t k = 0; k < sizeof(T) / 4; ++k) _mm_stream_si32(reinterpret_cast<int*>(dst) + k, bits[k]);
+    } else {
+      *dst = v;
+    }
+  }
+  /// B values of 1 or 2 bytes (8 or 16 bytes together): MOVNTI of 8 bytes each where dst is aligned.
+  template <class T, std::size_t B>
+  static constexpr bool blocks = sizeof(T) < 4 && (B * sizeof(T)) % 8 == 0;
+  template <std::size_t B, class T, class F>
+  KOKKOS_INLINE_FUNCTION static void block(T* dst, const T (&v)[B], const F& f) {
+    T w[B];
+    for (std::size_t k = 0; k < B; ++k) w[k] = f(v[k]);
+    if (reinterpret_cast<std::uintptr_t>(dst) % 8 == 0) {
+      long long bits[B * sizeof(T) / 8];
+      std::memcpy(bits, w, sizeof w);
+      for (std::size_t k = 0; k < B * sizeof(T) / 8; ++k) _mm_stream_si64(reinterpret_cast<long long*>(dst) + k, bits[k]);
+    } else {
+      for (std::size_t k = 0; k < B; ++k) dst[k] = w[k];
     }
   }
   KOKKOS_INLINE_FUNCTION static void drain() { _mm_sfence(); }
@@ -77,6 +105,12 @@ struct BackendStore<Exec, std::enable_if_t<is_host_space_v<Exec>>> {
   template <class T>
   KOKKOS_INLINE_FUNCTION static void element(T* dst, T v) {
     *dst = v;
+  }
+  template <class T, std::size_t B>
+  static constexpr bool blocks = false;
+  template <std::size_t B, class T, class F>
+  KOKKOS_INLINE_FUNCTION static void block(T* dst, const T (&v)[B], const F& f) {
+    for (std::size_t k = 0; k < B; ++k) dst[k] = f(v[k]);
   }
   KOKKOS_INLINE_FUNCTION static void drain() {}
 #endif

@@ -7,26 +7,60 @@
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include <Kokkos_Core.hpp>
 
 #include "kps/impl/kokkos_compat.hpp"
+#include "kps/operators.hpp"
 
 namespace kps::impl {
 
-/// add_lanes' portable form: 4 x V scalar accumulators, element by element.
-template <int V, class Load, class T>
-KOKKOS_INLINE_FUNCTION void add_lanes_scalar(const Load& load, std::size_t i, std::size_t end, T& acc) {
+/// add_lanes' portable form: 4 x V scalar accumulators, element by element, under op.
+template <int V, class Load, class T, class Op = plus>
+KOKKOS_INLINE_FUNCTION void add_lanes_scalar(const Load& load, std::size_t i, std::size_t end, T& acc, const Op& op = {}) {
   constexpr int L = 4 * V;
-  T s[L] = {};
-  std::size_t e = i * V;
+  const T e = operator_traits<Op, T>::identity(op);
+  T s[L];
+  for (int k = 0; k < L; ++k) s[k] = e;
+  std::size_t x = i * V;
   const std::size_t stop = end * V;
-  for (; e + L <= stop; e += L)
-    for (int k = 0; k < L; ++k) s[k] += load(e + k);
-  for (; e < stop; ++e) s[0] += load(e);
-  T r = T(0);
-  for (int k = 0; k < L; ++k) r += s[k];
-  acc += r;
+  for (; x + L <= stop; x += L)
+    for (int k = 0; k < L; ++k) s[k] = op(s[k], T(load(x + k)));
+  for (; x < stop; ++x) s[0] = op(s[0], T(load(x)));
+  T r = e;
+  for (int k = 0; k < L; ++k) r = op(r, s[k]);
+  acc = op(acc, r);
+}
+
+/// Whether add_lanes applies op to the compiler's vector type (the built-in arithmetic operators
+/// on arithmetic values of loads that read vectors of them).
+template <class Op, class T, class Load, int V>
+inline constexpr bool lane_vector_op_v =
+    std::is_arithmetic_v<T> &&
+    std::is_same_v<std::decay_t<decltype(std::declval<const Load&>().template vector<V>(std::size_t(0)))>, Vec<T, V>> &&
+    (std::is_same_v<Op, plus> || std::is_same_v<Op, multiplies> || std::is_same_v<Op, minimum> ||
+     std::is_same_v<Op, maximum> || std::is_same_v<Op, bit_and> || std::is_same_v<Op, bit_or> ||
+     std::is_same_v<Op, bit_xor>);
+
+/// a = op(a, b) on two vectors of lanes (lane by lane, as the scalar operator; in place: a
+/// vector wider than 16 bytes is no function's value without AVX).
+template <class Op, class L>
+KOKKOS_INLINE_FUNCTION void lanes_op(L& a, const L& b) {
+  if constexpr (std::is_same_v<Op, plus>)
+    a += b;
+  else if constexpr (std::is_same_v<Op, multiplies>)
+    a *= b;
+  else if constexpr (std::is_same_v<Op, minimum>)
+    a = b < a ? b : a;
+  else if constexpr (std::is_same_v<Op, maximum>)
+    a = a < b ? b : a;
+  else if constexpr (std::is_same_v<Op, bit_and>)
+    a &= b;
+  else if constexpr (std::is_same_v<Op, bit_or>)
+    a |= b;
+  else
+    a ^= b;
 }
 
 /// Adds the vectors [i, end) of V elements to acc in four vector accumulators (4 x V
@@ -42,25 +76,36 @@ KOKKOS_INLINE_FUNCTION void add_lanes_scalar(const Load& load, std::size_t i, st
 /// calls); in kps-bench (medians of interleaved rounds), element by element -> vector type:
 /// sum float 311-355 -> 105-126 us, dot float 703-822 -> 229, dot double 1000-1075 -> 593-938
 /// (studies/reduce/README.md, finding 11). On a GPU the accumulators would cost the registers
-/// add_strided saves.
-template <int V, class Load, class T>
-KOKKOS_INLINE_FUNCTION void add_lanes(const Load& load, std::size_t i, std::size_t end, T& acc) {
+/// add_strided saves. The other built-in operators on numbers (minimum, maximum, multiplies,
+/// bitwise) run on the same vectors (lanes_op); every other reduction (a transform, an index,
+/// a user's operator) on add_lanes_scalar's accumulators.
+template <int V, class Load, class T, class Op = plus>
+KOKKOS_INLINE_FUNCTION void add_lanes(const Load& load, std::size_t i, std::size_t end, T& acc, const Op& op = {}) {
 #if defined(__GNUC__) && !defined(__CUDACC__)
-  typedef T Lanes __attribute__((vector_size(V * sizeof(T))));
-  Lanes s[4] = {};
-  for (; i < end; i += 4)
-    for (std::size_t u = 0; u < 4 && i + u < end; ++u) {
-      const Vec<T, V> a = load.template vector<V>(i + u);
-      Lanes l;
-      std::memcpy(&l, &a, sizeof l);
-      s[u] += l;
-    }
-  const Lanes t = (s[0] + s[1]) + (s[2] + s[3]);
-  T r = T(0);
-  for (int k = 0; k < V; ++k) r += t[k];
-  acc += r;
+  if constexpr (lane_vector_op_v<Op, T, Load, V>) {
+    typedef T Lanes __attribute__((vector_size(V * sizeof(T))));
+    const T e = operator_traits<Op, T>::identity(op);
+    const Lanes ident = Lanes{} + e;  // the identity in every lane
+    Lanes s[4] = {ident, ident, ident, ident};
+    for (; i < end; i += 4)
+      for (std::size_t u = 0; u < 4 && i + u < end; ++u) {
+        const Vec<T, V> a = load.template vector<V>(i + u);
+        Lanes l;
+        std::memcpy(&l, &a, sizeof l);
+        lanes_op<Op>(s[u], l);
+      }
+    lanes_op<Op>(s[0], s[1]);
+    lanes_op<Op>(s[2], s[3]);
+    lanes_op<Op>(s[0], s[2]);
+    const Lanes t = s[0];
+    T r = e;
+    for (int k = 0; k < V; ++k) r = op(r, T(t[k]));
+    acc = op(acc, r);
+  } else {
+    add_lanes_scalar<V>(load, i, end, acc, op);
+  }
 #else
-  add_lanes_scalar<V>(load, i, end, acc);
+  add_lanes_scalar<V>(load, i, end, acc, op);
 #endif
 }
 
@@ -71,25 +116,26 @@ KOKKOS_INLINE_FUNCTION void add_lanes(const Load& load, std::size_t i, std::size
 /// grid-stride share above gave each of the seed league's teams one 16-byte vector every 32 KB
 /// (a page per load), and on a 2-core host its sum of 2^20 doubles took 4.5x the best
 /// configuration's time (studies/reduce/README.md, finding 10).
-template <int V, class Load, class T>
+template <int V, class Load, class T, class Op = plus>
 KOKKOS_INLINE_FUNCTION void add_share_contiguous(const Load& load, std::size_t n, std::size_t head,
                                                  std::size_t team_size, std::size_t league, std::size_t rank,
-                                                 std::size_t t, T& acc) {
+                                                 std::size_t t, T& acc, const Op& op = {}) {
   const std::size_t nv = (n - head) / V;
-  add_head_and_tail<V>(load, n, head, nv, team_size, rank, t, acc);
+  add_head_and_tail<V>(load, n, head, nv, team_size, rank, t, acc, op);
   const std::size_t threads = league * team_size, g = rank * team_size + t;
   const std::size_t per = nv / threads, extra = nv % threads;
   const std::size_t begin = g * per + (g < extra ? g : extra);
   const std::size_t end = begin + per + (g < extra ? 1 : 0);
-  add_lanes<V>(load.advanced(head), begin, end, acc);
+  add_lanes<V>(load.advanced(head), begin, end, acc, op);
 }
 
 template <class Exec>
 struct ReduceShare<Exec, std::enable_if_t<is_host_space_v<Exec>>> {
-  template <int V, class Index, class Load, class T>
-  KOKKOS_INLINE_FUNCTION static void add(const Load& load, std::size_t n, std::size_t head, std::size_t team_size, std::size_t league,
-                  std::size_t rank, std::size_t t, T& acc) {
-    add_share_contiguous<V>(load, n, head, team_size, league, rank, t, acc);
+  template <int V, class Index, class Load, class T, class Op = plus>
+  KOKKOS_INLINE_FUNCTION static void add(const Load& load, std::size_t n, std::size_t head, std::size_t team_size,
+                                         std::size_t league, std::size_t rank, std::size_t t, T& acc,
+                                         const Op& op = {}) {
+    add_share_contiguous<V>(load, n, head, team_size, league, rank, t, acc, op);
   }
 };
 

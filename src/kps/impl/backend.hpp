@@ -21,8 +21,10 @@
 //                       scan's status tags each half, kps/scan/tile_status.hpp)
 //   BackendStore<Exec>  element(dst, v): a store of an output that is not read again soon, as a
 //                       streaming (non-temporal) store where the backend has one (kps/host/backend.hpp:
-//                       x86 hosts), which skips the read of a CPU's write-allocate; drain() orders
-//                       them before what the thread writes next (generic: ordinary stores, nothing to drain)
+//                       x86 hosts), which skips the read of a CPU's write-allocate; block<B>(dst, v, f)
+//                       the same for B values of 1 or 2 bytes at once (where blocks<T, B>); drain()
+//                       orders them before what the thread writes next (generic: ordinary stores,
+//                       nothing to drain)
 //   BackendRangeScan<Exec>  vector<T>: whether scan<Exclusive, Streaming>(in, out, count, offset),
 //                       one thread's scan of a cached range (kps/scan/single_pass_cached.hpp,
 //                       cached_scan), has a vector form for T on the backend (kps/host/backend.hpp:
@@ -145,6 +147,13 @@ struct BackendStore {
   template <class T>
   KOKKOS_INLINE_FUNCTION static void element(T* dst, T v) {
     *dst = v;
+  }
+  /// Whether block<B> stores B values of T at once (values too small for a streaming store each).
+  template <class T, std::size_t B>
+  static constexpr bool blocks = false;
+  template <std::size_t B, class T, class F>
+  KOKKOS_INLINE_FUNCTION static void block(T* dst, const T (&v)[B], const F& f) {
+    for (std::size_t k = 0; k < B; ++k) dst[k] = f(v[k]);
   }
   KOKKOS_INLINE_FUNCTION static void drain() {}
 };

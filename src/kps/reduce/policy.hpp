@@ -31,11 +31,7 @@ struct ReducePolicy {
   bool dynamic_teams = false;
 };
 
-inline std::string to_string(const ReducePolicy& p) {
-  return "team_size=" + std::to_string(p.team_size) + " items_per_thread=" + std::to_string(p.items_per_thread) +
-         " league_size=" + std::to_string(p.league_size) + " vector_width=" + std::to_string(p.vector_width) +
-         (p.dynamic_teams ? " dynamic_teams=1" : "");
-}
+// Its knobs, their names and to_string(ReducePolicy): kps/knobs.hpp.
 
 /// The fallback rule: the policy for n elements where the tuning table has no row, from the
 /// backend's concurrency C alone (Kokkos' concurrency: SMs x resident threads per SM on a GPU, 2048 x

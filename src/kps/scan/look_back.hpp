@@ -5,12 +5,16 @@
 // LookBackProbe records per tile what the scan study's look-back benchmark reports.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include <Kokkos_Core.hpp>
 
 #include "kps/impl/backend.hpp"
 #include "kps/impl/lanes.hpp"
+#include "kps/operators.hpp"
+#include "kps/scan/operation.hpp"
 #include "kps/scan/tile_status.hpp"
 
 namespace kps::impl {
@@ -99,41 +103,112 @@ struct AggregatesOnlyProbe {
   KOKKOS_INLINE_FUNCTION Tile start() const { return {}; }
 };
 
-/// The exclusive prefix of `tile` (the sum of every tile before it), by the `lanes` vector lanes
-/// of the calling Kokkos thread, written lane by lane (kps/impl/lanes.hpp).
+/// Team scratch the look-back of an operator other than kps::plus needs: `lanes` values and kinds
+/// of the calling Kokkos thread's own (the ordered lane reductions, the deterministic fold);
+/// empty for sums.
+template <class T>
+struct LookBackScratch {
+  T* values = nullptr;
+  std::uint32_t* kinds = nullptr;
+  /// Bytes for `lanes` lanes (16-byte aligned).
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t bytes(int lanes) {
+    return (sizeof(T) * std::size_t(lanes) + 15) / 16 * 16 + (sizeof(std::uint32_t) * std::size_t(lanes) + 15) / 16 * 16;
+  }
+  KOKKOS_INLINE_FUNCTION static LookBackScratch at(char* p, int lanes) {
+    return {reinterpret_cast<T*>(p), reinterpret_cast<std::uint32_t*>(p + (sizeof(T) * std::size_t(lanes) + 15) / 16 * 16)};
+  }
+};
+
+/// Whether the look-back of Op on T needs LookBackScratch: every operator but kps::plus, and any
+/// problem whose flags are decided at run time (it may be deterministic; kps/scan/operation.hpp).
+template <class Op, class T, bool RunTimeFlags>
+inline constexpr bool look_back_scratch_v = RunTimeFlags || !is_plus_v<Op, T>;
+
+/// The deterministic look-back's second pass: from `base`, the nearest predecessor whose inclusive
+/// prefix was published, to the tile before `tile`, in windows of `lanes` entries read at once,
+/// folded left to right by one lane (an inclusive prefix met on the way replaces the fold):
+/// op(...op(op(C_base, a_base+1), a_base+2)..., a_tile-1), the same bits whichever predecessor
+/// the first pass stopped at, since every published inclusive prefix is such a fold itself.
+template <class Exec, class T, class Member, class Op>
+KOKKOS_INLINE_FUNCTION T fold_forward(const Member& team, int lanes, const TileStatus<Exec, T>& tiles, long base, long tile,
+                                      const Op& op, const LookBackScratch<T>& scratch) {
+  T acc = operator_traits<Op, T>::identity(op);
+  LaneArray<Exec, T> value;
+  LaneArray<Exec, std::uint32_t> kind;
+  for (long first = base; first < tile; first += lanes) {
+    const int count = tile - first < long(lanes) ? int(tile - first) : lanes;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
+      kind[l] = 0;
+      if (l < count)
+        while (kind[l] == 0) kind[l] = tiles.read(first + l, value[l]);  // published: a torn read again
+      if constexpr (LaneArray<Exec, T>::simt) {
+        scratch.values[l] = value[l];
+        scratch.kinds[l] = kind[l];
+      }
+    });
+    Kokkos::single(
+        Kokkos::PerThread(team),
+        [&](T& a) {
+          for (int l = 0; l < count; ++l) {
+            const T v = LaneArray<Exec, T>::simt ? scratch.values[l] : value[l];
+            const std::uint32_t k = LaneArray<Exec, T>::simt ? scratch.kinds[l] : kind[l];
+            a = k == tile_inclusive ? v : op(a, v);
+          }
+        },
+        acc);
+  }
+  return acc;
+}
+
+/// The exclusive prefix of `tile` (the reduction under op of every tile before it, after the
+/// initial value), by the `lanes` vector lanes of the calling Kokkos thread, written lane by lane
+/// (kps/impl/lanes.hpp).
 ///
 /// The tile's aggregate is published first. Each round, lane l reads predecessor base - l (a
 /// window of `lanes` status words, nearest first), the lanes wait until all of the window up to
 /// its nearest inclusive prefix is published, a Min reduction finds that nearest inclusive
-/// prefix and a Sum adds the entries up to it; a window without one adds all its aggregates and
-/// the next window follows. Every entry waited for belongs to a running team (tile ids follow
-/// the order teams start: kps::impl::single_pass_ids_by_rank) that publishes its aggregate
-/// before it looks back itself, so every wait ends; tile 0 is always inclusive, so the walk ends. The reductions are vector-lane reductions
-/// (warp shuffles on GPUs): no team barrier inside the walk. CUB reads 32 words with one warp
-/// the same way; a window of team_size words evaluated by team reductions cost as much as the
-/// rest of the scan on the H100 (results/h100-cuda/experiments/scan-look-back-team-window).
-template <class Exec, class T, class Member, class ProbeTile>
+/// prefix and a reduction adds the entries up to it (in sequence order: the window's highest lane
+/// first, kps/impl/lanes.hpp: lane_reduce_reversed, for an operator not known to be
+/// commutative); a window without one adds all its aggregates and the next window follows. Every
+/// entry waited for belongs to a running team (tile ids follow the order teams start:
+/// kps::impl::single_pass_ids_by_rank) that publishes its aggregate before it looks back itself,
+/// so every wait ends; tile 0 is always inclusive, so the walk ends. The reductions are
+/// vector-lane reductions (warp shuffles on GPUs): no team barrier inside the walk. CUB reads 32
+/// words with one warp the same way; a window of team_size words evaluated by team reductions
+/// cost as much as the rest of the scan on the H100
+/// (results/h100-cuda/experiments/scan-look-back-team-window).
+///
+/// Deterministic: the walk only finds the nearest inclusive prefix and waits for the entries after
+/// it; fold_forward then reduces them left to right, so that the prefix's bits do not depend on
+/// how far back the walk went (floating point: the same input on the same tiles gives the same
+/// output, run to run).
+///
+/// `deterministic`: std::false_type (today's sums: the form above, compiled alone) or a flag.
+template <class Exec, class T, class Member, class ProbeTile, class Op = plus, class Init = NoInit,
+          class Det = std::false_type>
 KOKKOS_INLINE_FUNCTION T look_back(const Member& team, int lanes, const TileStatus<Exec, T>& tiles, long tile, T aggregate,
-                                   const LookBackDelay& delay, ProbeTile& probe) {
+                                   const LookBackDelay& delay, ProbeTile& probe, const Op& op = {}, const Init& init = {},
+                                   const LookBackScratch<T>& scratch = {}, const Det& deterministic = {}) {
+  constexpr bool may_be_deterministic = !std::is_same_v<Det, std::false_type>;
   if (tile == 0) {
     Kokkos::single(Kokkos::PerThread(team), [&]() {
-      tiles.publish(0, tile_inclusive, aggregate);
+      tiles.publish(0, tile_inclusive, with_init(op, init, aggregate));
       probe.done(0, 0);
     });
-    return T(0);
+    return first_prefix<T>(op, init);
   }
   Kokkos::single(Kokkos::PerThread(team), [&]() { tiles.publish(tile, tile_aggregate, aggregate); });
   probe.aggregate_published();
   BackendWait<Exec>::sleep(delay.first_ns);  // let the nearest predecessors publish before the first read
   LaneArray<Exec, T> value;
   LaneArray<Exec, std::uint32_t> kind;
-  T prefix = T(0);
+  T prefix = operator_traits<Op, T>::identity(op);
   long base = tile - 1;  // nearest predecessor not added yet
   unsigned waits = 0;    // polls that found an entry still unpublished
   for (;;) {
     probe.window_started();
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int l) {
-      value[l] = T(0);
+      value[l] = operator_traits<Op, T>::identity(op);
       kind[l] = tile_inclusive;  // before tile 0: never added (tile 0 is inclusive)
       if (base - l >= 0) kind[l] = tiles.read(base - l, value[l]);
     });
@@ -159,18 +234,28 @@ KOKKOS_INLINE_FUNCTION T look_back(const Member& team, int lanes, const TileStat
         if (kind[l] == 0 && l < nearest) kind[l] = tiles.read(base - l, value[l]);
       });
     }
-    T sum = T(0);
-    Kokkos::parallel_reduce(
-        Kokkos::ThreadVectorRange(team, lanes), [&](int l, T& acc) { acc += l <= nearest ? value[l] : T(0); }, sum);
-    prefix = sum + prefix;
+    if constexpr (is_plus_v<Op, T> && !may_be_deterministic) {
+      T sum = T(0);
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, lanes), [&](int l, T& acc) { acc += l <= nearest ? value[l] : T(0); }, sum);
+      prefix = sum + prefix;
+    } else {
+      if (!flag_on(deterministic)) {
+        const T sum = lane_reduce_reversed<Exec, T>(team, lanes, op, nearest < lanes ? nearest + 1 : lanes,
+                                                    scratch.values, [&](int l) { return value[l]; });
+        prefix = op(sum, prefix);
+      }
+    }
     if (nearest < lanes) {
       base -= nearest;
       break;
     }
     base -= lanes;
   }
+  if constexpr (may_be_deterministic)
+    if (flag_on(deterministic)) prefix = fold_forward<Exec>(team, lanes, tiles, base, tile, op, scratch);
   Kokkos::single(Kokkos::PerThread(team), [&]() {
-    if constexpr (ProbeTile::publish_inclusive) tiles.publish(tile, tile_inclusive, prefix + aggregate);
+    if constexpr (ProbeTile::publish_inclusive) tiles.publish(tile, tile_inclusive, op(prefix, aggregate));
     probe.done(tile, tile - base);
   });
   return prefix;

@@ -144,6 +144,17 @@ struct TileScanPolicy {
 struct ScanOptions {
   SinglePassPolicy single_pass;
   TileScanPolicy tile;
+  /// Bit-identical results run to run for the same input on the same device and tuning (the same
+  /// tiles): the single pass's look-back then finds the nearest published inclusive prefix and
+  /// reduces the tiles after it left to right (kps/scan/look_back.hpp: fold_forward), so its
+  /// floating-point prefix does not depend on how far back a tile's walk went, and a one-thread
+  /// tile on cached tiles no longer scans in one pass where its prefix is known. Off by default:
+  /// the single pass's floating-point results may then differ in their last bits between runs
+  /// (the tiles' prefixes are reduced in an order set by timing). The other algorithms are
+  /// deterministic either way, and so is every operator whose result does not depend on the
+  /// association (integers, minima, maxima, bitwise operators: kps::operator_traits::exact), for
+  /// which the option changes nothing. What it costs: studies/scan/README.md.
+  bool deterministic = false;
 };
 
 }  // namespace kps

@@ -1,13 +1,15 @@
 // kps/scan/tuning.hpp — what the scan runs by default on a device: the algorithm `automatic`
-// chooses and the single pass's knobs, for an element type and size. The device's tuning table
-// (kps/tuning/table.hpp: `scan` rows, written by `kps tune` from its scan sweep) decides where it has
-// a row; the rule below decides elsewhere.
+// chooses and the single pass's knobs, for an operator class, a value type and a size. The
+// device's tuning table (kps/tuning/table.hpp: `scan` rows, written by `kps tune` from its scan
+// sweep) decides where it has a row; the rule below decides elsewhere.
 #pragma once
 
 #include <cstddef>
 
 #include "kps/impl/kokkos_compat.hpp"
+#include "kps/operators.hpp"
 #include "kps/scan/policy.hpp"
+#include "kps/scan/tile_io.hpp"
 #include "kps/tuning/tuning.hpp"
 #include "kps/types.hpp"
 
@@ -28,10 +30,22 @@ constexpr int single_pass_default_team(bool staged) {
 }
 
 /// Elements per thread of the host rule's cached tiles: 64 KiB, the size the node's sweeps put
-/// among the fastest (studies/scan/README.md), well inside a core's L2 and past its L1.
+/// among the fastest (studies/scan/README.md), well inside a core's L2 and past its L1 (at least
+/// the 64 items a cached tile takes, for values of more than 1 KiB).
 template <class T>
 constexpr int host_cached_items() {
-  return int(65536 / sizeof(T));
+  return 65536 / sizeof(T) < 64 ? 64 : int(65536 / sizeof(T));
+}
+
+/// Items per thread of the GPU rule's staged tiles: 256 bytes of values per thread (a 32 KiB tile
+/// of 128 threads, six teams per SM on Hopper), as many as the kernels instantiate and stage:
+/// 4-byte values 64, 8-byte ones 32, 1-byte ones 256, 16-byte ones 16; 8 for larger values.
+template <class T>
+constexpr int gpu_staged_items() {
+  constexpr std::size_t want = 256 / sizeof(T);
+  for (int i : {256, 128, 64, 32, 16, 8})
+    if (std::size_t(i) <= want && StagedTile<T, 8>::per_vector <= i) return i;
+  return 8;
 }
 
 /// The rule, where the device has no table row:
@@ -65,8 +79,8 @@ ScanTuning scan_rule(std::size_t n) {
   } else {
     t.algorithm = n >= (std::size_t(1) << 18) ? ScanAlgorithm::single_pass : ScanAlgorithm::kokkos;
     p.team_size = 0;
-    p.items_per_thread = sizeof(T) <= 4 ? 64 : 32;
-    p.load = TileLoad::staged;
+    p.items_per_thread = gpu_staged_items<T>();
+    p.load = StagedTile<T, 8>::per_vector <= p.items_per_thread ? TileLoad::staged : TileLoad::direct;
     const std::size_t tile = std::size_t(single_pass_default_team<T>(true)) * p.items_per_thread;
     const bool many = n >= 500 * tile;
     p.look_back_delay_ns = many ? (sizeof(T) <= 4 ? 2400 : 1200) : 0;
@@ -90,17 +104,20 @@ inline ScanTuning scan_tuning_of(const ScanRow& row) {
   return t;
 }
 
-/// What a scan of n elements of T on exec runs by default: the device's table row, else the rule.
-template <class Exec, class T>
+/// What a scan of n elements of T under Op on exec runs by default: the device's table row for the
+/// operator's class, T and n, else the rule.
+template <class Exec, class T, class Op = plus>
 ScanTuning scan_tuning(const Exec& exec, std::size_t n) {
-  if (const ScanRow* row = tuning_table(exec).find_scan(type_name<T>(), n)) return scan_tuning_of(*row);
+  if (const ScanRow* row =
+          tuning_table(exec).find_scan(operator_traits<Op, T>::op_class, type_name<T>(), sizeof(T), n))
+    return scan_tuning_of(*row);
   return scan_rule<Exec, T>(n);
 }
 
-/// What `automatic` runs for n elements of T on exec.
-template <class Exec, class T>
+/// What `automatic` runs for n elements of T under Op on exec.
+template <class Exec, class T, class Op = plus>
 ScanAlgorithm choose_scan_algorithm(const Exec& exec, std::size_t n) {
-  return scan_tuning<Exec, T>(exec, n).algorithm;
+  return scan_tuning<Exec, T, Op>(exec, n).algorithm;
 }
 
 }  // namespace kps::impl

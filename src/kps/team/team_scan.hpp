@@ -10,6 +10,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "kps/operators.hpp"
+
 namespace kps {
 
 /// The team-level algorithms of the seed.
@@ -105,11 +107,12 @@ struct WarpCount {
   }
 };
 
-/// Inclusive scan of x[0, n) (n a power of two) by the whole team, in place. `tmp` is
-/// n more scratch elements for Hillis-Steele (unused by Blelloch). Ends with a barrier.
-template <class Member, class T, class Count = NoWarpCount>
+/// Inclusive scan of x[0, n) (n a power of two) under op by the whole team, in place (each step
+/// combines an earlier position into a later one: in order, for any associative operator). `tmp`
+/// is n more scratch elements for Hillis-Steele (unused by Blelloch). Ends with a barrier.
+template <class Member, class T, class Count = NoWarpCount, class Op = plus>
 KOKKOS_INLINE_FUNCTION void team_inclusive_scan(const Member& team, TeamScanAlgorithm alg, T* x,
-                                                T* tmp, int n, Count count = {}) {
+                                                T* tmp, int n, Count count = {}, const Op& op = {}) {
   const int rank = team.team_rank();
   const int size = team.team_size();
   const int steps = team_scan_steps(alg, n);
@@ -124,16 +127,27 @@ KOKKOS_INLINE_FUNCTION void team_inclusive_scan(const Member& team, TeamScanAlgo
         }
       team.team_barrier();
       for (int i = rank; i < r.last; i += size)
-        if (i >= r.first) x[i] += tmp[i];
+        if (i >= r.first) {
+          if constexpr (impl::is_plus_v<Op, T>)
+            x[i] += tmp[i];
+          else
+            x[i] = op(tmp[i], x[i]);
+        }
     } else if (step < ilog2(n)) {
       for (int t = rank; t < r.last; t += size) {
         count(step, t, r);
-        x[(2 * t + 2) * s - 1] += x[(2 * t + 1) * s - 1];
+        if constexpr (impl::is_plus_v<Op, T>)
+          x[(2 * t + 2) * s - 1] += x[(2 * t + 1) * s - 1];
+        else
+          x[(2 * t + 2) * s - 1] = op(x[(2 * t + 1) * s - 1], x[(2 * t + 2) * s - 1]);
       }
     } else {
       for (int t = rank; t < r.last; t += size) {
         count(step, t, r);
-        x[(2 * t + 3) * s - 1] += x[(2 * t + 2) * s - 1];
+        if constexpr (impl::is_plus_v<Op, T>)
+          x[(2 * t + 3) * s - 1] += x[(2 * t + 2) * s - 1];
+        else
+          x[(2 * t + 3) * s - 1] = op(x[(2 * t + 2) * s - 1], x[(2 * t + 3) * s - 1]);
       }
     }
     team.team_barrier();

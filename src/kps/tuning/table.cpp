@@ -2,6 +2,8 @@
 // table.hpp). Every malformed line is an error naming the file and line.
 #include "kps/tuning/table.hpp"
 
+#include "kps/types.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -95,9 +97,21 @@ struct Parser {
   }
 };
 
-bool is_type(const std::string& t) {
-  return t == "int32" || t == "int64" || t == "float" || t == "double" || t == "*";
+bool is_size_key(const std::string& t) {
+  for (std::size_t b : {1, 2, 4, 8, 16, 32, 64})
+    if (t == impl::size_key(b)) return true;
+  return false;
 }
+
+bool is_type(const std::string& t) { return t == "*" || find_named_type(t.c_str()) || is_size_key(t); }
+
+std::string known_types() {
+  std::string s;
+  for (const NamedType& t : named_types) s += std::string(s.empty() ? "" : ", ") + t.name;
+  return s + ", bytes1 ... bytes64 or *";
+}
+
+bool is_class(const std::string& c) { return c == "plus" || c == "builtin" || c == "user" || c == "*"; }
 
 std::string describe(const Hardware& h) {
   return "'" + h.name + "' (" + h.backend + ", concurrency " + std::to_string(h.concurrency) + ")";
@@ -119,27 +133,55 @@ void check_overlaps(const std::vector<Row>& rows, const char* kind, Parser& p) {
   std::vector<const Row*> sorted;
   for (const auto& r : rows) sorted.push_back(&r);
   std::stable_sort(sorted.begin(), sorted.end(), [](const Row* a, const Row* b) {
-    return a->type != b->type ? a->type < b->type : a->n_min < b->n_min;
+    return a->op_class != b->op_class ? a->op_class < b->op_class
+           : a->type != b->type       ? a->type < b->type
+                                      : a->n_min < b->n_min;
   });
   for (std::size_t i = 1; i < sorted.size(); ++i) {
     const Row &a = *sorted[i - 1], &b = *sorted[i];
-    if (a.type == b.type && b.n_min <= a.n_max) {
+    if (a.op_class == b.op_class && a.type == b.type && b.n_min <= a.n_max) {
       p.line = std::max(a.line, b.line);
-      p.error(std::string(kind) + " rows for " + a.type + " overlap: lines " + std::to_string(std::min(a.line, b.line)) +
-              " and " + std::to_string(std::max(a.line, b.line)) + " both cover N = " + std::to_string(b.n_min));
+      p.error(std::string(kind) + " rows for " + a.op_class + " " + a.type + " overlap: lines " +
+              std::to_string(std::min(a.line, b.line)) + " and " + std::to_string(std::max(a.line, b.line)) +
+              " both cover N = " + std::to_string(b.n_min));
     }
   }
 }
 
+/// The first row of class `op_class` covering n among: type `type`'s own, its size key's, a named
+/// type's of the same size and kind, then '*' (table.hpp).
 template <class Row>
-const Row* find_row(const std::vector<Row>& rows, std::string_view type, std::size_t n) {
-  const Row* any = nullptr;
+const Row* find_in_class(const std::vector<Row>& rows, const std::string& op_class, std::string_view type,
+                         std::size_t bytes, std::size_t n) {
+  const NamedType* mine = find_named_type(std::string(type).c_str());
+  const std::string size = impl::size_key(bytes);
+  const Row *by_size = nullptr, *same_kind = nullptr, *any = nullptr;
   for (const auto& r : rows) {
-    if (n < r.n_min || n > r.n_max) continue;
+    if (r.op_class != op_class || n < r.n_min || n > r.n_max) continue;
     if (r.type == type) return &r;
+    if (r.type == size && !by_size) by_size = &r;
     if (r.type == "*" && !any) any = &r;
+    if (!same_kind && mine && r.type != "*") {
+      const NamedType* theirs = find_named_type(r.type.c_str());
+      if (theirs && theirs->size == bytes && theirs->integer == mine->integer) same_kind = &r;
+    }
   }
-  return any;
+  return by_size ? by_size : same_kind ? same_kind : any;
+}
+
+template <class Row>
+const Row* find_row(const std::vector<Row>& rows, OperatorClass op, std::string_view type, std::size_t bytes,
+                    std::size_t n) {
+  // The operator's class, then the cheaper ones: user, builtin, plus; each before its '*' rows.
+  const OperatorClass chain[] = {OperatorClass::user, OperatorClass::builtin, OperatorClass::plus};
+  bool started = false;
+  for (OperatorClass c : chain) {
+    if (c == op) started = true;
+    if (!started) continue;
+    if (const Row* r = find_in_class(rows, to_string(c), type, bytes, n)) return r;
+    if (const Row* r = find_in_class(rows, "*", type, bytes, n)) return r;
+  }
+  return nullptr;
 }
 
 /// How far apart two GPUs of one compute capability are: SM count and memory, as ratios.
@@ -172,7 +214,7 @@ TuningTable TuningTable::parse(std::istream& in, const std::string& name) {
   TuningTable t;
   t.source = name;
   Parser p{name};
-  int format = 0;  // 1: kps-reduce-table 1 (reduce rows without their kind), 2: kps-tuning-table 1
+  int format = 0;  // 1: kps-reduce-table 1 (reduce rows without their kind), 2: kps-tuning-table 1, 3: kps-tuning-table 2
   std::map<std::string, int> header_lines;
   std::string raw;
   bool have_rows = false;
@@ -182,14 +224,18 @@ TuningTable TuningTable::parse(std::istream& in, const std::string& name) {
     if (text.empty() || text[0] == '#') continue;
     if (format == 0) {
       const auto f = split_blanks(text);
-      if (f.size() == 2 && f[0] == "kps-tuning-table" && f[1] == "1")
+      if (f.size() == 2 && f[0] == "kps-tuning-table" && f[1] == "2")
+        format = 3;
+      else if (f.size() == 2 && f[0] == "kps-tuning-table" && f[1] == "1")
         format = 2;
       else if (f.size() == 2 && f[0] == "kps-reduce-table" && f[1] == "1")
         format = 1;
       else if (!f.empty() && (f[0] == "kps-tuning-table" || f[0] == "kps-reduce-table"))
-        p.error("unsupported table format '" + text + "' (this kps reads 'kps-tuning-table 1' and 'kps-reduce-table 1')");
+        p.error("unsupported table format '" + text +
+                "' (this kps reads 'kps-tuning-table 2', and 'kps-tuning-table 1' and 'kps-reduce-table 1' of earlier "
+                "versions; re-make the table with `kps tune`)");
       else
-        p.error("not a kps tuning table: the first line must be 'kps-tuning-table 1'");
+        p.error("not a kps tuning table: the first line must be 'kps-tuning-table 2'");
       continue;
     }
     // A header line has a '=' before any '#' (a header value may hold '#'; a row's trailing
@@ -234,64 +280,71 @@ TuningTable TuningTable::parse(std::istream& in, const std::string& name) {
     have_rows = true;
     auto f = split_blanks(code);
     std::string kind = "reduce";
-    if (format == 2) {
+    if (format >= 2) {
       kind = f.empty() ? "" : f[0];
       if (kind != "reduce" && kind != "scan") p.error("a row starts with its kind, reduce or scan, not '" + kind + "'");
       f.erase(f.begin());
     }
+    std::string op_class = "plus";  // the rows of formats 1 and 2 are the sums'
+    if (format == 3) {
+      op_class = f.empty() ? "" : f[0];
+      if (!is_class(op_class))
+        p.error("a " + kind + " row's second field is its operator class, plus, builtin, user or *, not '" + op_class + "'");
+      f.erase(f.begin());
+    }
     const auto range = [&](auto& r) {
       r.line = p.line;
+      r.op_class = op_class;
       r.type = f[0];
-      if (!is_type(r.type)) p.error("unknown element type '" + r.type + "' (int32, int64, float, double or *)");
+      if (!is_type(r.type)) p.error("unknown value type '" + r.type + "' (" + known_types() + ")");
       r.n_min = p.size(f[1], "n_min");
       r.n_max = p.size(f[2], "n_max", true);
       if (r.n_max < r.n_min) p.error("n_max " + f[2] + " is smaller than n_min " + f[1]);
     };
+    // The knobs' columns, read by their descriptions (kps/knobs.hpp); `skip` leading fields
+    // (a scan row's algorithm) come before them.
+    const auto knob_columns = [&](auto& r, std::size_t skip, const char* before) {
+      std::size_t required = 0, all = 0;
+      std::string columns = std::string(format == 3 ? "class " : "") + "type n_min n_max" + before;
+      visit_knobs(r, [&](const Knob& k, auto&) {
+        if (!k.in_table) return;
+        ++all;
+        if (!k.optional) ++required;
+        columns += std::string(" ") + (k.optional ? "[" : "") + std::string(k.name) + (k.optional ? "]" : "");
+      });
+      const std::size_t fixed = 3 + skip, extra = format == 3 ? 1 : 0;
+      if (f.size() < fixed + required || f.size() > fixed + all)
+        p.error("a " + kind + " row has " + std::to_string(fixed + required + extra) +
+                (all > required ? " or " + std::to_string(fixed + all + extra) : std::string()) + " fields (" + columns +
+                "), this one has " + std::to_string(f.size() + extra));
+      std::size_t i = fixed;
+      visit_knobs(r, [&](const Knob& k, auto& member) {
+        if (!k.in_table || i >= f.size()) return;
+        const auto v = k.parse(f[i]);
+        if (!v || !k.valid(*v)) p.error(std::string(k.name) + " must be " + k.expected() + ", not '" + f[i] + "'");
+        impl::knob_set(k, member, *v);
+        ++i;
+      });
+    };
     if (kind == "reduce") {
-      if (f.size() != 7 && f.size() != 8)
-        p.error("a reduce row has 7 or 8 fields (type n_min n_max team items league vector [schedule]), this one has " +
-                std::to_string(f.size()));
       ReduceRow r;
+      knob_columns(r, 0, "");
       range(r);
-      r.team_size = p.count(f[3], "team size", 1);
-      r.items_per_thread = p.count(f[4], "items per thread", 1);
-      r.league = p.count(f[5], "league", 0);
-      r.vector_width = p.count(f[6], "vector width", 0);
-      if (r.vector_width != 0 && r.vector_width != 1 && r.vector_width != 2 && r.vector_width != 4)
-        p.error("vector width must be 0 (automatic), 1, 2 or 4, not " + f[6]);
-      if (f.size() == 8) {
-        if (f[7] != "static" && f[7] != "dynamic") p.error("schedule must be static or dynamic, not '" + f[7] + "'");
-        r.dynamic_teams = f[7] == "dynamic";
-      }
       t.reduce_rows.push_back(r);
     } else {
-      if (f.size() != 10 && f.size() != 11)
-        p.error("a scan row has 10 or 11 fields (type n_min n_max algorithm team items load delay poll prefetch "
-                "[store]), this one has " + std::to_string(f.size()));
       ScanRow r;
+      knob_columns(r, 1, " algorithm");
       range(r);
       const auto alg = scan_algorithm_from_string(f[3]);
       if (!alg || *alg == ScanAlgorithm::automatic)
         p.error("unknown scan algorithm '" + f[3] + "' (kokkos, hillis_steele, blelloch, single_pass)");
       r.algorithm = *alg;
-      r.team_size = p.count(f[4], "team size", 0);
-      r.items_per_thread = p.count(f[5], "items per thread", 1);
-      const auto load = tile_load_from_string(f[6]);
-      if (!load || *load == TileLoad::automatic) p.error("load must be direct, staged or cached, not '" + f[6] + "'");
-      r.load = *load;
-      r.look_back_delay_ns = p.count(f[7], "look-back delay", 0);
-      r.poll_delay_ns = p.count(f[8], "poll delay", 0);
-      r.prefetch_tiles = p.count(f[9], "prefetch", 0);
-      if (f.size() == 11) {
-        const auto store = tile_store_from_string(f[10]);
-        if (!store || *store == TileStore::automatic) p.error("store must be cached or streaming, not '" + f[10] + "'");
-        r.store = *store;
-      }
       t.scan_rows.push_back(r);
     }
   }
   const auto missing = [&](const std::string& why) { throw std::runtime_error(name + ": " + why); };
-  if (format == 0) missing("empty file: not a kps tuning table (the first line must be 'kps-tuning-table 1')");
+  if (format == 0) missing("empty file: not a kps tuning table (the first line must be 'kps-tuning-table 2')");
+  t.format = format == 3 ? 2 : 1;
   for (const char* key : {"device", "backend", "concurrency"})
     if (!header_lines.count(key)) missing(std::string("the header has no '") + key + " = ...' line");
   if (!have_rows) missing("the table has no rows");
@@ -300,12 +353,28 @@ TuningTable TuningTable::parse(std::istream& in, const std::string& name) {
   return t;
 }
 
+const ReduceRow* TuningTable::find_reduce(OperatorClass op, std::string_view type, std::size_t bytes,
+                                         std::size_t n) const {
+  return find_row(reduce_rows, op, type, bytes, n);
+}
+
+const ScanRow* TuningTable::find_scan(OperatorClass op, std::string_view type, std::size_t bytes, std::size_t n) const {
+  return find_row(scan_rows, op, type, bytes, n);
+}
+
+namespace {
+std::size_t named_size(std::string_view type) {
+  const NamedType* t = find_named_type(std::string(type).c_str());
+  return t ? t->size : 0;
+}
+}  // namespace
+
 const ReduceRow* TuningTable::find_reduce(std::string_view type, std::size_t n) const {
-  return find_row(reduce_rows, type, n);
+  return find_row(reduce_rows, OperatorClass::plus, type, named_size(type), n);
 }
 
 const ScanRow* TuningTable::find_scan(std::string_view type, std::size_t n) const {
-  return find_row(scan_rows, type, n);
+  return find_row(scan_rows, OperatorClass::plus, type, named_size(type), n);
 }
 
 bool TuningTable::matches(const Hardware& h) const {
