@@ -202,7 +202,7 @@ struct StdParOps {
   const std::string how = wait ? "; in kps' rounds, each of its calls once the space's threads sleep, each other call "
                                  "once its workers sleep (untimed waits)"
                                : "";
-  const std::size_t before = all.scans<std::int32_t>().size();
+  const std::size_t had = all.scans<std::int32_t>().size();
   const std::function<void()> before =
       wait ? std::function<void()>([] { wait_until_asleep(true); }) : std::function<void()>();
   add_host_peer<TbbCalls>(all, "tbb", "tbb",
@@ -211,7 +211,7 @@ struct StdParOps {
                           before);
   add_host_op_peers<TbbOps>(all, "tbb", "tbb", before);
   add_host_op_peers<StdParOps>(all, "std_par", "tbb", before);
-  if (wait && all.scans<std::int32_t>().size() > before) all.set_before_own([] {
+  if (wait && all.scans<std::int32_t>().size() > had) all.set_before_own([] {
     wait_until_asleep(false);
     wake_space();
   });

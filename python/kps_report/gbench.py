@@ -376,6 +376,9 @@ class StudyResults:
     docs: list = field(default_factory=list)
     records: list = field(default_factory=list)
     context: dict = field(default_factory=dict)
+    # The operators' families' records (an `op` of their own), merged as `records` are: the
+    # operators-and-types part reads them, every other part `records` alone.
+    op_records: list = field(default_factory=list)
 
     def __bool__(self):
         return bool(self.docs)
@@ -391,10 +394,13 @@ def load_study(name: str, folder: Path) -> StudyResults:
     order = sorted(range(len(docs)), key=lambda i: (docs[i]["context"].get("kps_incomplete") != "true",
                                                    docs[i]["context"].get("date", "")))
     merged = {r["name"]: r for i in order for r in records(docs[i])}
+    ops = {r["name"]: r for i in order for r in records(docs[i], operators=True) if r["op"] is not None
+           or r["family"] in ("argmin", "argmax")}
     ctx = {}
     for i in sorted(range(len(docs)), key=lambda i: docs[i]["context"].get("date", "")):
         ctx.update(docs[i]["context"])
-    return StudyResults(name, folder, [files[i] for i in order], [docs[i] for i in order], list(merged.values()), ctx)
+    return StudyResults(name, folder, [files[i] for i in order], [docs[i] for i in order], list(merged.values()), ctx,
+                        list(ops.values()))
 
 
 @dataclass

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from kps_report import gbench, plots
-from kps_report.analyses import Headline, targets
+from kps_report.analyses import Headline, operators, targets
 from kps_report.analyses.common import NO_SPREAD_NOTE, SPREAD_NOTE, cv_cell, has_spread
 from kps_report.machine import is_gpu
 from kps_report.text import fmt, join_parts, markdown_table, pow2
@@ -71,7 +71,8 @@ def analyze(results, figures) -> str:
     main = [r for r in ok if r["family"] in ORDER]
     rounds = any(r.get("wall_us") for r in main)
     if not main:  # the tuning sweep alone
-        return join_parts(["## Reduction study\n", failures, tuning_section(results, figures)])
+        return join_parts(["## Reduction study\n", failures, tuning_section(results, figures),
+                           operators.analyze(results.op_records, gpu) or ""])
     md = ["## Reduction study\n",
           "Sums (`reduce`: the sum returned to the host, the call waits for it; `reduce_async`: left in "
           + ("device memory" if gpu else "a Kokkos view") + ", nothing waits) and dot products; GB/s counts the "
@@ -147,6 +148,7 @@ def analyze(results, figures) -> str:
     md.append(time_split(ok))
     md.append(writeback(ok))
     md.append(tuning_section(results, figures))
+    md.append(operators.analyze(results.op_records, gpu) or "")
     return join_parts(md)
 
 

@@ -4,7 +4,7 @@ scans against the number of instances. Reads only the JSON."""
 from __future__ import annotations
 
 from kps_report import gbench, plots
-from kps_report.analyses import Headline, bytes_in_flight, targets
+from kps_report.analyses import Headline, bytes_in_flight, operators, targets
 from kps_report.analyses.common import NO_SPREAD_NOTE, SPREAD_NOTE, cv_cell, has_spread, point
 from kps_report.machine import is_gpu
 from kps_report.text import fmt, join_parts, markdown_table, pow2
@@ -75,6 +75,7 @@ def analyze(results, figures) -> str:
     md.append(active_warps(records))
     md.append(tile_sizes(ok, figures, ctx))
     md.append(streams(ok, figures, ctx))
+    md.append(operators.analyze(results.op_records, gpu) or "")
     return join_parts(md)
 
 
