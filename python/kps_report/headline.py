@@ -2,7 +2,8 @@
 
 One row per machine and call (`scan/automatic`, `reduce/tuned`), at the largest int32 N the
 machine's runs measured: kps' GB/s, its share of the machine's measured bound there (the fastest
-copy of the same bytes for a scan, a streaming read for a sum: kps_report.portability.BOUNDS),
+copy of the same bytes for a scan, the fastest streaming read for a sum, in kps' rounds or on its
+own: kps_report.bounds.point_bound; the kernel taken and where it ran beside it),
 and its speed over the fastest peer and over Kokkos' own call (above 1: kps is faster). A peer's
 ratio is the one measured in kps' own interleaved rounds (ratio_to_<peer>) where those rounds timed
 it, else kps' GB/s over the peer's own run's at the same point. Every number comes from the
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from kps_report import portability, report
+from kps_report import bounds, portability, report
 from kps_report.compare import column_label
 from kps_report.errors import die
 from kps_report.layout import Layout
@@ -48,6 +49,7 @@ class Row:
     n: int
     gbps: float
     of_bound: Optional[float]
+    bound: Optional[bounds.Bound]  # the bound taken (its kernel, where it ran, every kernel measured)
     peer: Optional[str]  # the fastest peer's name, None where no peer ran
     over_peer: Optional[float]
     over_kokkos: Optional[float]
@@ -76,13 +78,13 @@ def _row(machine: str, platform: str, call: Call, recs: dict) -> Optional[Row]:
     if not mine:
         return None
     kps = max(mine, key=lambda r: r["n"])
-    bound = portability.bound_gbps(portability.BOUNDS[call.bound], recs, TYPE, kps["n"])
+    bound = bounds.point_bound(portability.BOUNDS[call.bound].kind, recs, TYPE, kps["n"], kps)
     peers = {i.label: _over(kps, i, recs) for i in _implementations(call.study)
              if i.variant not in (anchor, "kokkos")}
     peers = {k: v for k, v in peers.items() if v}
     fastest = min(peers, key=peers.get) if peers else None  # the smallest ratio: the fastest peer
     kokkos = next(i for i in _implementations(call.study) if i.variant == "kokkos")
-    return Row(machine, platform, call, kps["n"], kps["GB/s"], kps["GB/s"] / bound if bound else None,
+    return Row(machine, platform, call, kps["n"], kps["GB/s"], kps["GB/s"] / bound.gbps if bound else None, bound,
                fastest, peers.get(fastest), _over(kps, kokkos, recs))
 
 
@@ -103,7 +105,8 @@ def markdown(rs: list) -> str:
         return f"{fmt(x)}×" if x else "—"
 
     body = [[f"[{r.machine}](results/{r.machine}/report.md)", r.platform, r.call.label, pow2(r.n), fmt(r.gbps),
-             f"{fmt(r.of_bound)} of a {r.call.bound_label}" if r.of_bound else "—",
+             f"{fmt(r.of_bound)} of a {r.bound.kind if r.bound else r.call.bound_label} ({r.bound.label()})"
+             if r.of_bound else "—",
              f"{times(r.over_peer)} {r.peer}" if r.peer else "—", times(r.over_kokkos)] for r in rs]
     return markdown_table(["results", "backend, device", f"call, {TYPE}", "N", "kps GB/s", "of the bound",
                            "over the fastest peer", "over Kokkos"], body)

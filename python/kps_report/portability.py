@@ -17,8 +17,9 @@ What is measured, and how:
 - An implementation is one row of IMPLEMENTATIONS (a benchmark family/variant); only those found
   in at least one folder get a row. Benchmarks with axes beyond type and N are not read.
 - Its GB/s at an (element type, N) point of a platform gives two efficiencies there:
-  architectural, over the platform's measured bound at that point (BOUNDS: a copy for scans, a
-  streaming read for sums and dot products, the latter at the same rate for its 2N elements);
+  architectural, over the platform's measured bound at that point (kps_report.bounds.point_bound:
+  the fastest copy for scans, the fastest streaming read for sums and dot products, the latter at
+  the same rate for its 2N elements);
   application, over the best implementation of its study at that point. Efficiencies above 1
   (a size that stays in a cache can beat a copy) are kept as measured and counted in a note.
 - A point whose check failed is efficiency 0 there (a wrong answer supports nothing).
@@ -43,7 +44,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Optional
 
-from kps_report import plots
+from kps_report import bounds, plots
 from kps_report.text import fmt, join_parts, markdown_table, pow2
 
 
@@ -80,21 +81,16 @@ IMPLEMENTATIONS = (
 
 @dataclass(frozen=True)
 class Bound:
-    """A platform's measured bandwidth bound at one (type, N): the fastest of `records` where they
-    ran (a host's deep_copy writes through the cache, its streaming copy does not: the bound is
-    the better), else `via`'s GB/s over its `ratio` (measured in the same rounds), else the median
-    of the same derivation over the other records of `family` that have the ratio."""
+    """A platform's measured bandwidth bound at one (type, N): kps_report.bounds.point_bound of
+    `kind` (the fastest copy of the same bytes, or the fastest streaming read, wherever the run
+    measured one: in kps' rounds or on its own)."""
     name: str
-    records: tuple         # family/variant of the benchmarks measuring the bound itself
-    ratio: str             # counter: a record's time-based speed over the bound's
-    via: str               # family/variant whose ratio derives it first
-    family: str            # where else to find the ratio
+    kind: str  # bounds.point_bound's kind: copy or read
 
 
 BOUNDS = {
-    "copy": Bound("the fastest copy of the same bytes", ("copy/kokkos", "copy/streaming"), "ratio_to_copy",
-                  "scan/automatic", "scan"),
-    "read": Bound("a streaming read of the same bytes", (), "ratio_to_read", "reduce/tuned", "reduce"),
+    "copy": Bound("the fastest copy of the same bytes", "copy"),
+    "read": Bound("the fastest streaming read of the same bytes", "read"),
 }
 
 # kps' own variant of each study: a peer timed only in its rounds (a host's one-thread loop and
@@ -160,21 +156,8 @@ def gbps(rec) -> Optional[float]:
 
 def bound_gbps(bound: Bound, recs: dict, dtype: str, n: int) -> Optional[float]:
     """The bound's GB/s at (type, N) on a platform (recs: base name -> record), or None."""
-    direct = max((g for g in (gbps(recs.get(f"{r}/{dtype}/{n}")) for r in bound.records) if g), default=None)
-    if direct:
-        return direct
-
-    def derived(rec):
-        g, r = gbps(rec), rec.get(bound.ratio) if rec else None
-        return g / r if g and isinstance(r, (int, float)) and r > 0 else None
-
-    first = derived(recs.get(f"{bound.via}/{dtype}/{n}"))
-    if first:
-        return first
-    others = [derived(r) for r in recs.values()
-              if r["family"] == bound.family and r.get("type") == dtype and r.get("n") == n and not r["params"]]
-    others = [v for v in others if v]
-    return statistics.median(others) if others else None
+    b = bounds.point_bound(bound.kind, recs, dtype, n)
+    return b.gbps if b else None
 
 
 @dataclass
@@ -302,9 +285,10 @@ def intro() -> str:
         "platform is one compared folder: a machine, a backend, a thread count), P = |H| / Σ 1/e_i, the "
         "harmonic mean of its efficiencies e_i on the platforms of H, and P = 0 if it does not run (or fails its "
         "check) on any of them. Two efficiencies, per element type and size: *architectural*, its GB/s over the "
-        "platform's measured bound (scans: " + BOUNDS["copy"].name + ", `copy/kokkos` or on a host `copy/streaming`, "
-        "else from `scan/automatic`'s `ratio_to_copy`; sums and dot products: " + BOUNDS["read"].name + ", from "
-        "`reduce/tuned`'s `ratio_to_read`, a dot product's 2N elements read at the same rate); *application*, "
+        "platform's measured bound (scans: " + BOUNDS["copy"].name + ", by any copy kernel, timed in kps' rounds "
+        "(`scan/automatic`'s) or on its own (`copy/kokkos`, `copy/streaming`); sums and dot products: "
+        + BOUNDS["read"].name + ", in `reduce/tuned`'s rounds, else the fastest copy's, a dot product's 2N elements "
+        "read at the same rate; a slower measurement of a kernel never lowers the bound); *application*, "
         "its GB/s over the best implementation of the table at that platform, type and size (1 = the best). "
         "A peer timed only in the rounds of kps' own call has its GB/s from them (kps' GB/s over its "
         "`ratio_to_<peer>`). "

@@ -19,8 +19,9 @@ def test_scan_targets_count_and_mark_misses():
 
 
 def test_reduce_read_target_at_large_sizes_only():
-    recs = [rec("reduce", "tuned", "double", 1 << 26, ratio_to_cub=1.02, ratio_to_read=0.9, wall_us=200),
-            rec("reduce", "tuned", "double", 1 << 30, ratio_to_cub=1.01, ratio_to_read=0.96, wall_us=3000,
+    recs = [rec("reduce", "tuned", "double", 1 << 26, ratio_to_cub=1.02, ratio_to_read=0.9, wall_us=200,
+                **{"GB/s": 2680.0}),
+            rec("reduce", "tuned", "double", 1 << 30, ratio_to_cub=1.01, ratio_to_read=0.96, wall_us=3000, **{"GB/s": 2860.0},
                 launch_floor_wall_us=8)]
     md = targets.table(recs, "reduce", "tuned", True, "cmd")
     assert "2 of 3 targets met" in md          # the read ratio at 2^26 is no target
@@ -111,7 +112,7 @@ def test_cpu_targets_over_repeated_runs_take_the_median_and_show_the_range():
 def test_gpu_targets_over_repeated_runs_take_the_median():
     def run(cub, read):
         return [rec("reduce", "tuned", "int32", 1 << 28, ratio_to_cub=cub, ratio_to_read=read, wall_us=100.0,
-                    launch_floor_wall_us=2.0)]
+                    launch_floor_wall_us=2.0, **{"GB/s": 10.7})]
     md = targets.table(run(0.99, 0.98), "reduce", "tuned", True, "cmd", {2: run(1.02, 0.99), 3: run(1.01, 0.95)})
     assert "| int32 | 2^28 | 1.01 (0.99–1.02) | 0.98 (0.95–0.99) |  |" in md
     assert "2 of 2 targets met" in md and "`cmd --runs 3`" in md

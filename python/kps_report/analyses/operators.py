@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from kps_report import gbench
+from kps_report import bounds, gbench
 from kps_report.stats import verdict
 from kps_report.text import fmt, markdown_table, pow2
 
@@ -80,8 +80,9 @@ def targeted(r: dict) -> tuple:
     return op_name(r) in TARGET_OPS, op_name(r) in TARGET_OPS and r.get("sum_wall_us") is not None
 
 
-def row_of(r: dict, gpu: bool) -> dict:
-    """One record's figures and verdicts."""
+def row_of(r: dict, gpu: bool, standalone=()) -> dict:
+    """One record's figures and verdicts; `standalone`: the run's other records (its copies of their
+    own, which the bound counts beside the copies of r's rounds)."""
     kps = _samples(r, "wall_us")
     peers = peers_of(r)
     best = peers[0][0] if peers else None
@@ -89,7 +90,7 @@ def row_of(r: dict, gpu: bool) -> dict:
     vs_sum = (verdict(kps, _samples(r, "sum_wall_us"), scale=1.0 / (1.0 - SUM_WITHIN))
               if kps and r.get("sum_wall_us") is not None else None)
     sum_ratio = r["sum_wall_us"] / r["wall_us"] if r.get("sum_wall_us") and r.get("wall_us") else None
-    bound = r.get("ratio_to_copy") if r["family"] == "scan" else r.get("ratio_to_read", r.get("ratio_to_copy"))
+    bound = bounds.of_bound("copy" if r["family"] == "scan" else "read", list(standalone), r)
     want_peer, want_sum = targeted(r)
     marks = []
     if want_peer and (vs_best is None or not vs_best.met()):
@@ -100,26 +101,26 @@ def row_of(r: dict, gpu: bool) -> dict:
             "targeted": want_peer or want_sum, "failed": bool(marks), "marks": marks}
 
 
-def rows(records: list, gpu: bool = False) -> list:
+def rows(records: list, gpu: bool = False, standalone=()) -> list:
     """The rows of every operator record without an error, in the order operation, operator, type, N."""
     order = {t: i for i, t in enumerate(gbench.TYPES)}
     ok = [r for r in records if is_op_record(r) and "error" not in r and r.get("n") and r.get("wall_us")]
     ok.sort(key=lambda r: (r["family"], op_name(r), order.get(r.get("type"), 99), r["n"]))
-    return [row_of(r, gpu) for r in ok]
+    return [row_of(r, gpu, standalone) for r in ok]
 
 
-def analyze(records: list, gpu: bool = False) -> Optional[str]:
+def analyze(records: list, gpu: bool = False, standalone=()) -> Optional[str]:
     """The Markdown of the operators-and-types part, or None where the records have none of it."""
     failures = [r for r in records if is_op_record(r) and "error" in r]
-    rs = rows(records, gpu)
+    rs = rows(records, gpu, standalone)
     if not rs and not failures:
         return None
     bound_name = "copy or read"
     md = ["### Operators and types\n",
           "Each row is one problem timed in interleaved rounds with its peers, kps' own sum of the same value size "
           "and the bounds: GB/s counts 2 x N x sizeof(T) for a scan and N x sizeof(T) for a reduction (kps' median "
-          f"round); `/ bound`: kps' bandwidth over the {bound_name}'s (the copy's for a scan, a streaming read's for "
-          "a reduction) of the same bytes in the same rounds; `best peer`: the peer of the smallest median time; "
+          f"round); `/ bound`: kps' bandwidth over the {bound_name}'s of the same bytes (kps_report.bounds: the "
+          "fastest copy for a scan, the fastest streaming read for a reduction, timed in these rounds or on its own); `best peer`: the peer of the smallest median time; "
           "`vs best peer` and `vs sum`: the verdicts of a one-sided Mann-Whitney U test over the repetitions "
           "(kps_report.stats: ahead / behind at p < 0.05, tie within 3 %; the ratio is the other's time over kps'); "
           f"`vs sum` asks whether kps is within {SUM_WITHIN:.0%} of its own sum. Targets at N = "

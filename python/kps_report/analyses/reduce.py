@@ -72,7 +72,7 @@ def analyze(results, figures) -> str:
     rounds = any(r.get("wall_us") for r in main)
     if not main:  # the tuning sweep alone
         return join_parts(["## Reduction study\n", failures, tuning_section(results, figures),
-                           operators.analyze(results.op_records, gpu) or ""])
+                           operators.analyze(results.op_records, gpu, results.records) or ""])
     md = ["## Reduction study\n",
           "Sums (`reduce`: the sum returned to the host, the call waits for it; `reduce_async`: left in "
           + ("device memory" if gpu else "a Kokkos view") + ", nothing waits) and dot products; GB/s counts the "
@@ -148,7 +148,7 @@ def analyze(results, figures) -> str:
     md.append(time_split(ok))
     md.append(writeback(ok))
     md.append(tuning_section(results, figures))
-    md.append(operators.analyze(results.op_records, gpu) or "")
+    md.append(operators.analyze(results.op_records, gpu, results.records) or "")
     return join_parts(md)
 
 

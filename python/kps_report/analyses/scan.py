@@ -75,7 +75,7 @@ def analyze(results, figures) -> str:
     md.append(active_warps(records))
     md.append(tile_sizes(ok, figures, ctx))
     md.append(streams(ok, figures, ctx))
-    md.append(operators.analyze(results.op_records, gpu) or "")
+    md.append(operators.analyze(results.op_records, gpu, results.records) or "")
     return join_parts(md)
 
 

@@ -1,0 +1,91 @@
+"""A point's bound (kps_report.bounds.point_bound) is the fastest copy (scans) or read (sums) measured
+at the point, in kps' rounds or on its own; a slower measurement never lowers it; the kernel taken
+and where it ran are named; and the headline, the P table and the targets tables take that bound."""
+import pytest
+
+from kps_report import bounds, headline, portability
+from kps_report.analyses import targets
+
+N = 1 << 30
+
+
+def rec(family, variant, t="int32", n=N, **counters):
+    return dict(family=family, variant=variant, type=t, n=n, params={}, op=None,
+                name=f"{family}/{variant}/{t}/{n}", **counters)
+
+
+def gb(x):
+    return {"GB/s": x}
+
+
+def scan(gbps=3746.0, ratio=0.89):
+    # the H200's int32 scan at 2^30: its rounds' copy ran at gbps / ratio (4209 GB/s)
+    return rec("scan", "automatic", **gb(gbps), ratio_to_copy=ratio)
+
+
+def test_fastest_of_in_round_and_standalone_is_taken():
+    fast = rec("copy", "streaming", **gb(4500.0))
+    b = bounds.point_bound("copy", [scan(), rec("copy", "kokkos", **gb(3800.0)), fast], "int32", N)
+    assert b.gbps == 4500.0 and (b.kernel, b.where, b.record) == ("copy/streaming", bounds.STANDALONE, fast["name"])
+    # every kernel measured, fastest first, beside the one taken
+    assert [(m.kernel, m.where) for m in b.measured] == [("copy/streaming", bounds.STANDALONE),
+                                                         ("copy/kokkos", bounds.ROUNDS),
+                                                         ("copy/kokkos", bounds.STANDALONE)]
+    assert b.measured[1].gbps == pytest.approx(3746.0 / 0.89)
+
+
+def test_a_slower_standalone_copy_does_not_lower_the_bound():
+    # the H200 case: the standalone copy/kokkos at 2^30 (3803 GB/s) below the rounds' copy (4209 GB/s)
+    recs = [scan(), rec("copy", "kokkos", **gb(3803.0))]
+    b = bounds.point_bound("copy", recs, "int32", N)
+    assert b.gbps == pytest.approx(3746.0 / 0.89)
+    assert (b.kernel, b.where) == ("copy/kokkos", bounds.ROUNDS) and b.label() == "copy/kokkos, kps' rounds"
+    assert bounds.of_bound("copy", recs, recs[0]) == pytest.approx(0.89)
+    # the same with the records keyed by name, as the P table and the headline hold them
+    assert portability.bound_gbps(portability.BOUNDS["copy"], {r["name"]: r for r in recs}, "int32", N) \
+        == pytest.approx(b.gbps)
+    # a standalone copy faster than the rounds' is taken instead
+    recs[1] = rec("copy", "kokkos", **gb(4300.0))
+    assert bounds.point_bound("copy", recs, "int32", N).where == bounds.STANDALONE
+
+
+def test_every_copy_counter_of_a_record_counts_and_the_faster_is_named():
+    # an operator's rounds: two copies, ratio_to_copy being the faster's (copy_streaming's here)
+    op = rec("scan", "automatic", **gb(1000.0), wall_us=8.0, copy_kokkos_wall_us=10.0,
+             copy_streaming_wall_us=9.0, ratio_to_copy=9.0 / 8.0)
+    b = bounds.point_bound("copy", [], "int32", N, op)
+    assert (b.kernel, b.where) == ("copy/streaming", bounds.ROUNDS)
+    assert b.gbps == pytest.approx(1000.0 * 8.0 / 9.0)
+    assert [m.kernel for m in b.measured] == ["copy/streaming", "copy/kokkos"]
+    assert b.measured[1].gbps == pytest.approx(1000.0 * 8.0 / 10.0)
+
+
+def test_read_bound_is_the_fastest_read_else_the_copy():
+    tuned = rec("reduce", "tuned", **gb(4410.0), ratio_to_read=0.994, read_wall_us=969.0, ratio_to_copy=1.04,
+                copy_wall_us=2030.0)
+    b = bounds.point_bound("read", [tuned, rec("read", "streaming", **gb(4000.0))], "int32", N)
+    assert (b.kind, b.kernel, b.where) == ("read", "read", bounds.ROUNDS)
+    assert b.gbps == pytest.approx(4410.0 / 0.994)
+    # a standalone read faster than the rounds' is taken
+    b = bounds.point_bound("read", [tuned, rec("read", "streaming", **gb(4600.0))], "int32", N)
+    assert (b.kernel, b.where, b.gbps) == ("read/streaming", bounds.STANDALONE, 4600.0)
+    # no read at the point: the copy's (its read bandwidth, the ratio_to_copy of a reduction)
+    host = rec("reduce", "tuned", **gb(261.0), ratio_to_copy=0.681, copy_wall_us=100.0)
+    b = bounds.point_bound("read", [host], "int32", N)
+    assert (b.kind, b.kernel) == ("copy", "copy/kokkos") and b.gbps == pytest.approx(261.0 / 0.681)
+    assert bounds.point_bound("read", [rec("reduce", "tuned", **gb(1.0))], "int32", N) is None
+
+
+def test_no_bound_and_other_points_ignored():
+    recs = [scan(), rec("copy", "kokkos", n=N // 2, **gb(9999.0)), rec("copy", "kokkos", t="int64", **gb(9999.0)),
+            dict(rec("copy", "streaming", **gb(9999.0)), error="wrong result")]
+    assert bounds.point_bound("copy", recs, "int32", N).where == bounds.ROUNDS
+    assert bounds.point_bound("copy", recs, "float", N) is None
+
+
+def test_headline_and_targets_take_the_one_bound():
+    recs = {r["name"]: r for r in [scan(), rec("copy", "kokkos", **gb(3803.0))]}
+    row = headline._row("h200", "Cuda, H200", headline.CALLS[0], recs)
+    assert row.of_bound == pytest.approx(0.89) and row.bound.where == bounds.ROUNDS
+    assert "0.89 of a copy (copy/kokkos, kps' rounds)" in headline.markdown([row])
+    assert targets.cpu_bound(list(recs.values()), "scan", recs[scan()["name"]]) == pytest.approx(0.89)
