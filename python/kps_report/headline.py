@@ -7,7 +7,11 @@ own: kps_report.bounds.point_bound; the kernel taken and where it ran beside it)
 and its speed over the fastest peer and over Kokkos' own call (above 1: kps is faster). A peer's
 ratio is the one measured in kps' own interleaved rounds (ratio_to_<peer>) where those rounds timed
 it, else kps' GB/s over the peer's own run's at the same point. Every number comes from the
-committed JSON, read as the reports read it (kps_report.report.load_machine).
+committed JSON, read as the reports read it (kps_report.report.load_machine). Where the study's
+jobs were run several times (`kps run --runs K`: <study>/runs/<id>.run<k>.json, read by
+gbench.repeated_runs as the targets tables read them), each figure is the median over the runs that
+measured the point, with their range and count (`0.998 (0.978–1.01, 3 runs)`); the bound and the
+peer named are those of the run nearest that median.
 
 `kps headline [RESULTS]` prints the table; `--write README.md` replaces it in the README between
 its two markers (BEGIN, END); python/tests/test_headline.py checks the README holds what this
@@ -15,14 +19,15 @@ module generates from results/.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from kps_report import bounds, portability, report
+from kps_report import bounds, gbench, portability, report
 from kps_report.compare import column_label
 from kps_report.errors import die
 from kps_report.layout import Layout
+from kps_report.stats import over_runs
 from kps_report.text import fmt, markdown_table, pow2
 
 BEGIN = "<!-- headline: generated from results/ by `./kps headline --write README.md`; do not edit by hand -->"
@@ -53,6 +58,14 @@ class Row:
     peer: Optional[str]  # the fastest peer's name, None where no peer ran
     over_peer: Optional[float]
     over_kokkos: Optional[float]
+    # Over repeated runs (`kps run --runs K`), each figure above is the median over the runs that
+    # measured it: {figure: (lo, hi, runs)} where more than one did.
+    spread: dict = field(default_factory=dict)
+
+    @property
+    def runs(self) -> int:
+        """The most runs any of the row's figures is the median over."""
+        return max((v[2] for v in self.spread.values()), default=1)
 
 
 def _implementations(study: str) -> list:
@@ -71,21 +84,51 @@ def _over(kps: dict, impl: portability.Implementation, recs: dict) -> Optional[f
     return kps["GB/s"] / own if own else None
 
 
-def _row(machine: str, platform: str, call: Call, recs: dict) -> Optional[Row]:
+FIGURES = ("gbps", "of_bound", "over_peer", "over_kokkos")
+
+
+def _figures(call: Call, kps: dict, recs: dict) -> dict:
+    """One run's figures at kps' point: {gbps, of_bound, bound, peer, over_peer, over_kokkos}."""
     anchor = portability.ANCHORS[call.study]
-    mine = [r for r in recs.values() if r["family"] == call.study and r["variant"] == anchor and not r["params"]
-            and r.get("type") == TYPE and r.get("n") and portability.gbps(r)]
-    if not mine:
-        return None
-    kps = max(mine, key=lambda r: r["n"])
     bound = bounds.point_bound(portability.BOUNDS[call.bound].kind, recs, TYPE, kps["n"], kps)
     peers = {i.label: _over(kps, i, recs) for i in _implementations(call.study)
              if i.variant not in (anchor, "kokkos")}
     peers = {k: v for k, v in peers.items() if v}
     fastest = min(peers, key=peers.get) if peers else None  # the smallest ratio: the fastest peer
     kokkos = next(i for i in _implementations(call.study) if i.variant == "kokkos")
-    return Row(machine, platform, call, kps["n"], kps["GB/s"], kps["GB/s"] / bound.gbps if bound else None, bound,
-               fastest, peers.get(fastest), _over(kps, kokkos, recs))
+    return {"gbps": kps["GB/s"], "of_bound": kps["GB/s"] / bound.gbps if bound else None, "bound": bound,
+            "peer": fastest, "over_peer": peers.get(fastest), "over_kokkos": _over(kps, kokkos, recs)}
+
+
+def _row(machine: str, platform: str, call: Call, recs: dict, repeats=()) -> Optional[Row]:
+    """The row of `call` at kps' largest int32 point; `repeats`: the records of each repeated run
+    of the study's jobs (gbench.repeated_runs), each figure then the median over the runs that
+    measured the point (each repeat's records over the folder's, the rest of the folder as it is)."""
+    anchor = portability.ANCHORS[call.study]
+    mine = [r for r in recs.values() if r["family"] == call.study and r["variant"] == anchor and not r["params"]
+            and r.get("type") == TYPE and r.get("n") and portability.gbps(r)]
+    if not mine:
+        return None
+    kps = max(mine, key=lambda r: r["n"])
+    runs = [_figures(call, kps, recs)]
+    for records in repeats:
+        again = {r["name"]: r for r in records}
+        same = again.get(kps["name"])
+        if same and "error" not in same and portability.gbps(same):
+            runs.append(_figures(call, same, {**recs, **again}))
+    figures, spread = {}, {}
+    for key in FIGURES:
+        values = [f[key] for f in runs if f[key] is not None]
+        stat = over_runs(values)
+        figures[key] = stat[0] if stat else None
+        if len(values) > 1:
+            spread[key] = (stat[1], stat[2], len(values))
+
+    def nearest(key):  # the run whose figure is nearest the median
+        return min((f for f in runs if f[key] is not None), key=lambda f: abs(f[key] - figures[key]), default=runs[0])
+
+    return Row(machine, platform, call, kps["n"], figures["gbps"], figures["of_bound"], nearest("of_bound")["bound"],
+               nearest("over_peer")["peer"], figures["over_peer"], figures["over_kokkos"], spread)
 
 
 def rows(results: Path, lay: Layout) -> list:
@@ -96,18 +139,32 @@ def rows(results: Path, lay: Layout) -> list:
     out = []
     for m in machines:
         recs = {r["name"]: r for s in m.studies.values() if s for r in s.records}
-        out += [r for r in (_row(m.name, column_label(m.context, m.folder), c, recs) for c in CALLS) if r]
+        for c in CALLS:
+            study = m.studies.get(c.study)
+            repeats = gbench.repeated_runs(study.folder).runs.values() if study else ()
+            r = _row(m.name, column_label(m.context, m.folder), c, recs, list(repeats))
+            if r:
+                out.append(r)
     return out
 
 
-def markdown(rs: list) -> str:
-    def times(x):
-        return f"{fmt(x)}×" if x else "—"
+def figure(r: Row, key: str, unit: str = "") -> str:
+    """One figure of a row: its value, and over repeated runs the median with the runs' range and count."""
+    v = getattr(r, key)
+    if not v:
+        return "—"
+    if key not in r.spread:
+        return f"{fmt(v)}{unit}"
+    lo, hi, n = r.spread[key]
+    return f"{fmt(v)}{unit} ({fmt(lo)}–{fmt(hi)}, {n} runs)"
 
-    body = [[f"[{r.machine}](results/{r.machine}/report.md)", r.platform, r.call.label, pow2(r.n), fmt(r.gbps),
-             f"{fmt(r.of_bound)} of a {r.bound.kind if r.bound else r.call.bound_label} ({r.bound.label()})"
+
+def markdown(rs: list) -> str:
+    body = [[f"[{r.machine}](results/{r.machine}/report.md)", r.platform, r.call.label, pow2(r.n), figure(r, "gbps"),
+             f"{figure(r, 'of_bound')} of a {r.bound.kind if r.bound else r.call.bound_label} ({r.bound.label()})"
              if r.of_bound else "—",
-             f"{times(r.over_peer)} {r.peer}" if r.peer else "—", times(r.over_kokkos)] for r in rs]
+             f"{figure(r, 'over_peer', '×')} {r.peer}" if r.peer else "—", figure(r, "over_kokkos", "×")]
+            for r in rs]
     return markdown_table(["results", "backend, device", f"call, {TYPE}", "N", "kps GB/s", "of the bound",
                            "over the fastest peer", "over Kokkos"], body)
 

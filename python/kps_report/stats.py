@@ -9,6 +9,9 @@ are, `tie` where neither is and the median ratio (the peer's time over kps') is 
 and `undecided` where neither is and the ratio is further off (too few repetitions to tell). A
 target ">= 1.0 x" is met by `ahead`, by `tie`, and by `undecided` with a ratio of at least 1; so is
 "within 10 %" of a reference by the same rule, the reference's times scaled by 1 / 0.9.
+
+Where a job was run several times (`kps run --runs K`), a figure is the median over the runs with
+their range (`over_runs`), and a verdict pools the runs' repetitions.
 """
 from __future__ import annotations
 
@@ -64,3 +67,12 @@ def verdict(kps: Sequence[float], other: Sequence[float], scale: float = 1.0) ->
     else:
         word = "undecided"
     return Verdict(word, ratio, p_faster, p_slower, min(len(kps), len(other)))
+
+
+def over_runs(values) -> Optional[tuple]:
+    """(median, min, max) of one figure over the runs that have it (None values: runs without it);
+    None where no run has it."""
+    v = sorted(x for x in values if x is not None)
+    if not v:
+        return None
+    return median(v), v[0], v[-1]

@@ -58,3 +58,29 @@ def test_a_file_without_markers_is_one_line(tmp_path):
     assert rc == 2 and err.strip().count("\n") == 0 and "has no headline block" in err
     rc, _, err = kps("headline", tmp_path / "nothing")
     assert rc == 2 and err.strip() == f"kps: error: no results folder {tmp_path / 'nothing'}"
+
+
+def test_repeated_runs_give_the_median_over_the_runs_and_their_range(tmp_path):
+    """`kps run --runs K`: <study>/runs/<id>.run<k>.json; each figure the median over the three runs
+    that measured the point, with their range and count; a call without repeats stays as it was."""
+    folder = tmp_path / "results" / "gpu-a"
+    _machine(folder, backend="Cuda", device="NVIDIA Test GPU")
+    for k, (gbps, kokkos) in ((2, (88.0, 3.8)), (3, (95.0, 4.4))):
+        write_json(folder / "scan" / "runs" / f"scan.run{k}.json", document(
+            entries("scan/automatic/int32/1048576", [1.0, 1.0, 1.0], **{"GB/s": gbps, "ratio_to_cub": 1.5,
+                                                                         "ratio_to_kokkos": kokkos}),
+            backend="Cuda", device="NVIDIA Test GPU"))
+    scan, total = headline.rows(tmp_path / "results", layout())
+    assert (scan.gbps, scan.spread["gbps"]) == (90.0, (88.0, 95.0, 3)) and scan.runs == 3
+    assert scan.over_peer == 0.9 and scan.spread["over_peer"] == (0.88, 0.95, 3)  # the newer CCCL's own run: 100
+    assert abs(scan.of_bound - 0.75) < 1e-9 and scan.peer == "CUB DeviceScan (newer CCCL)"
+    md = headline.markdown([scan, total])
+    assert "| 90 (88–95, 3 runs) | 0.75 (0.733–0.792, 3 runs) of a copy (copy/kokkos, own run) |" in md
+    assert "| 0.9× (0.88–0.95, 3 runs) CUB DeviceScan (newer CCCL) | 4× (3.8–4.4, 3 runs) |" in md
+    assert total.spread == {} and total.runs == 1 and "| 80 | 0.8 of a read" in md
+    # a repeat measured by another kps-bench is left out, as the targets tables leave it out
+    write_json(folder / "scan" / "runs" / "scan.run3.json", document(
+        entries("scan/automatic/int32/1048576", [1.0], **{"GB/s": 10.0}), backend="Cuda",
+        device="NVIDIA Test GPU", kps_bench_sha256="another"))
+    scan, _ = headline.rows(tmp_path / "results", layout())
+    assert scan.spread["gbps"] == (88.0, 90.0, 2) and scan.gbps == 89.0
