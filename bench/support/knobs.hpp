@@ -61,10 +61,12 @@ inline std::string knobs_summary() {
   const auto family = [&](const auto& policy) {
     std::string s;
     visit_knobs(policy, [&](const Knob& k, const auto&) {
-      s += (s.empty() ? "" : ",") + std::string(k.name);
-      for (int i = 0; i < k.count; ++i) s += std::string(i == 0 ? "=" : "|") + std::string(k.names[i]);
+      if (!s.empty()) s.push_back(',');
+      s.append(k.name);
+      for (int i = 0; i < k.count; ++i) s.append(i == 0 ? "=" : "|").append(k.names[i]);
     });
-    out += (out.empty() ? "" : ";") + std::string(knob_family(policy)) + ":" + s;
+    if (!out.empty()) out.push_back(';');
+    out.append(knob_family(policy)).append(":").append(s);
   };
   family(ReducePolicy{});
   family(SinglePassPolicy{});

@@ -123,6 +123,12 @@ KOKKOS_INLINE_FUNCTION T cached_scan_elements(const Op& op, const In& in, const 
       impl::store(dst, j, v);
   };
   constexpr std::size_t B = cached_scan_block;
+  // An exact operator other than the sum (minimum, maximum, bitwise ones on integers: every
+  // association gives the same bits) joins offset and the running value once per block, and each
+  // element takes one operation more instead of two: on the 2-core development machine a maximum
+  // of int64 spent about twice the sum's instructions per element (a compare and a move for
+  // each operation). The sums keep their code.
+  constexpr bool join_first = operator_traits<Op, T>::exact && !is_plus_v<Op, T>;
   std::size_t i = 0;
   T acc = operator_traits<Op, T>::identity(op);  // the range's own running value
   for (; i + B <= count; i += B) {
@@ -133,10 +139,17 @@ KOKKOS_INLINE_FUNCTION T cached_scan_elements(const Op& op, const In& in, const 
       local[k] = Exclusive ? run : T(op(run, x));
       run = op(run, x);
     }
-    if constexpr (stream && BackendStore<Exec>::template blocks<T, B>)
+    if constexpr (join_first) {
+      const T base = T(op(offset, acc));
+      if constexpr (stream && BackendStore<Exec>::template blocks<T, B>)
+        BackendStore<Exec>::template block<B>(dst + i, local, [&](const T& l) { return T(op(base, l)); });
+      else
+        for (std::size_t k = 0; k < B; ++k) put(i + k, T(op(base, local[k])));
+    } else if constexpr (stream && BackendStore<Exec>::template blocks<T, B>) {
       BackendStore<Exec>::template block<B>(dst + i, local, [&](const T& l) { return T(op(offset, T(op(acc, l)))); });
-    else
+    } else {
       for (std::size_t k = 0; k < B; ++k) put(i + k, T(op(offset, T(op(acc, local[k])))));
+    }
     acc = op(acc, run);
   }
   for (; i < count; ++i) {
