@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,6 +25,16 @@
 #endif
 
 namespace kps::impl {
+
+/// memcpy in code that runs on a device too: HIP's clang refuses std::memcpy in device code (a
+/// host function), and takes the builtin, which nvcc's and the host compilers' std::memcpy are.
+KOKKOS_FORCEINLINE_FUNCTION void copy_bytes(void* dst, const void* src, std::size_t n) {
+#if defined(__HIP_DEVICE_COMPILE__)
+  __builtin_memcpy(dst, src, n);
+#else
+  std::memcpy(dst, src, n);
+#endif
+}
 
 /// True for execution spaces that run on the host (Serial, OpenMP, Threads): defaults such
 /// as team sizes differ there, without naming any backend.

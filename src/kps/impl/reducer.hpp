@@ -10,6 +10,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "kps/impl/kokkos_compat.hpp"
+
 #include "kps/operators.hpp"
 
 namespace kps::impl {
@@ -33,10 +35,10 @@ struct OpReducer {
   // Kokkos 3 joins through volatile references where its reducers have that form.
   KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest, const volatile value_type& src) const {
     value_type d, s;
-    std::memcpy(&d, const_cast<const value_type*>(&dest), sizeof(value_type));
-    std::memcpy(&s, const_cast<const value_type*>(&src), sizeof(value_type));
+    impl::copy_bytes(&d, const_cast<const value_type*>(&dest), sizeof(value_type));
+    impl::copy_bytes(&s, const_cast<const value_type*>(&src), sizeof(value_type));
     d = op(d, s);
-    std::memcpy(const_cast<value_type*>(&dest), &d, sizeof(value_type));
+    impl::copy_bytes(const_cast<value_type*>(&dest), &d, sizeof(value_type));
   }
 #endif
   KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = operator_traits<Op, value_type>::identity(op); }

@@ -14,6 +14,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "kps/impl/kokkos_compat.hpp"
+
 #include "kps/impl/access.hpp"
 #include "kps/operators.hpp"
 #include "kps/scan/operation.hpp"
@@ -73,10 +75,10 @@ struct KokkosScanFunctor : OpHolder<typename P::op_type>, InitHolder<typename P:
   // Kokkos 3 joins through volatile references where the functor has that form.
   KOKKOS_INLINE_FUNCTION void join(volatile value_type& dst, const volatile value_type& src) const {
     value_type d, s;
-    std::memcpy(&d, const_cast<const value_type*>(&dst), sizeof(value_type));
-    std::memcpy(&s, const_cast<const value_type*>(&src), sizeof(value_type));
+    impl::copy_bytes(&d, const_cast<const value_type*>(&dst), sizeof(value_type));
+    impl::copy_bytes(&s, const_cast<const value_type*>(&src), sizeof(value_type));
     join(d, s);
-    std::memcpy(const_cast<value_type*>(&dst), &d, sizeof(value_type));
+    impl::copy_bytes(const_cast<value_type*>(&dst), &d, sizeof(value_type));
   }
 #endif
   KOKKOS_INLINE_FUNCTION void join(value_type& dst, const value_type& src) const {

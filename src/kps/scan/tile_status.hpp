@@ -41,19 +41,19 @@ template <class T>
 KOKKOS_INLINE_FUNCTION std::uint64_t to_bits(T v) {
   if constexpr (sizeof(T) == 4) {
     std::uint32_t b;
-    std::memcpy(&b, &v, 4);
+    impl::copy_bytes(&b, &v, 4);
     return b;
   } else if constexpr (sizeof(T) < 4) {
     std::uint32_t b = 0;
-    std::memcpy(&b, &v, sizeof(T));
+    impl::copy_bytes(&b, &v, sizeof(T));
     return b;
   } else if constexpr (sizeof(T) == 8) {
     std::uint64_t b;
-    std::memcpy(&b, &v, 8);
+    impl::copy_bytes(&b, &v, 8);
     return b;
   } else {
     std::uint64_t b = 0;
-    std::memcpy(&b, &v, sizeof(T));
+    impl::copy_bytes(&b, &v, sizeof(T));
     return b;
   }
 }
@@ -63,12 +63,12 @@ KOKKOS_INLINE_FUNCTION T from_bits(std::uint64_t b) {
   T v;
   if constexpr (sizeof(T) == 4) {
     const std::uint32_t w = static_cast<std::uint32_t>(b);
-    std::memcpy(&v, &w, 4);
+    impl::copy_bytes(&v, &w, 4);
   } else if constexpr (sizeof(T) < 4) {
     const std::uint32_t w = static_cast<std::uint32_t>(b);
-    std::memcpy(&v, &w, sizeof(T));
+    impl::copy_bytes(&v, &w, sizeof(T));
   } else {
-    std::memcpy(&v, &b, sizeof(T));
+    impl::copy_bytes(&v, &b, sizeof(T));
   }
   return v;
 }
@@ -97,7 +97,7 @@ struct TileStatus {
       BackendPair<Exec>::store(values + 2 * tile, tag(kind) | (b >> 32), tag(kind) | (b & 0xffffffffu));
     } else {
       std::uint32_t chunk[words] = {};
-      std::memcpy(chunk, &v, sizeof(T));
+      impl::copy_bytes(chunk, &v, sizeof(T));
       std::uint64_t* const w = values + std::size_t(words) * std::size_t(tile);
       for (int p = 0; p < words; p += 2) BackendPair<Exec>::store(w + p, tag(kind) | chunk[p], tag(kind) | chunk[p + 1]);
     }
@@ -130,7 +130,7 @@ struct TileStatus {
         chunk[p] = static_cast<std::uint32_t>(w[p]);
       }
       if (!same) return 0;
-      std::memcpy(&v, chunk, sizeof(T));
+      impl::copy_bytes(&v, chunk, sizeof(T));
       return t & 3u;
     }
   }
