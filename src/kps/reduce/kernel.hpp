@@ -337,15 +337,32 @@ namespace kps::impl {
 /// add_share on GPUs, kps/host/reduce_share.hpp's contiguous share on host backends); Kokkos
 /// reduces across the team and the league. The policy's items per thread set only the
 /// league where it is not given (the seed's relation, league = N / (team x items)).
+/// The reduction functor's join and init under an operator other than Kokkos' own sum: Kokkos
+/// passes a reducer to every parallel_reduce of such a kernel (OpReducer), but some backends'
+/// team_size_max instantiates the functor's own reduction (HIP's inter-block shuffle), which
+/// without these would add the values. The sums' kernels have neither, as before.
+template <class T, class Op, bool Join = !is_kokkos_sum_v<Op, T>>
+struct ReduceJoin : OpHolder<Op> {
+  ReduceJoin() = default;
+  explicit ReduceJoin(const Op& op) : OpHolder<Op>(op) {}
+  KOKKOS_INLINE_FUNCTION void join(T& dst, const T& src) const { dst = this->scan_op()(dst, src); }
+  KOKKOS_INLINE_FUNCTION void init(T& v) const { v = operator_traits<Op, T>::identity(this->scan_op()); }
+};
+template <class T, class Op>
+struct ReduceJoin<T, Op, false> : OpHolder<Op> {
+  ReduceJoin() = default;
+  explicit ReduceJoin(const Op& op) : OpHolder<Op>(op) {}
+};
+
 template <class Exec, class T, int V, class Load, class Index = std::size_t, class Op = plus>
-struct ReduceKernel : OpHolder<Op> {
+struct ReduceKernel : ReduceJoin<T, Op> {
   using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
   Load load;
   std::size_t n;
   std::size_t head;  ///< head_elements(load.first(), n)
 
   ReduceKernel(const Load& l, std::size_t count, const Op& op = Op{})
-      : OpHolder<Op>(op), load(l), n(count), head(head_elements(l.first(), count)) {}
+      : ReduceJoin<T, Op>(op), load(l), n(count), head(head_elements(l.first(), count)) {}
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, T& update) const {
     const Op& op = this->scan_op();
