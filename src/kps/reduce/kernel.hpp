@@ -269,13 +269,13 @@ KOKKOS_INLINE_FUNCTION void add_strided(const Load& load, Index i, Index end, In
     const auto c = load.template vector<V>(i + 2 * stride);
     const auto d = load.template vector<V>(i + 3 * stride);
     if constexpr (is_plus_v<Op, T>)
-      acc += (a.sum() + b.sum()) + (c.sum() + d.sum());
+      acc += (fold(a, op) + fold(b, op)) + (fold(c, op) + fold(d, op));  // Vec: its sum()
     else
       acc = op(acc, op(op(fold(a, op), fold(b, op)), op(fold(c, op), fold(d, op))));
   }
   for (; i < end; i += stride) {
     if constexpr (is_plus_v<Op, T>)
-      acc += load.template vector<V>(i).sum();
+      acc += fold(load.template vector<V>(i), op);
     else
       acc = op(acc, fold(load.template vector<V>(i), op));
   }
