@@ -16,23 +16,14 @@
 #include <gtest/gtest.h>
 
 #include "kps/operators.hpp"
+#include "kps/segmented.hpp"
 #include "test_support.hpp"
 
 namespace kps::test {
 
-/// A segmented scan's element: a value and whether a segment starts at it (16 bytes).
-struct Segment {
-  double value;
-  std::int64_t head;
-};
-/// (a, b) -> b where b starts a segment, else (a.value + b.value, a.head): associative, not
-/// commutative; identity (0, 0).
-struct SegmentedPlus {
-  KOKKOS_INLINE_FUNCTION Segment operator()(const Segment& a, const Segment& b) const {
-    return b.head ? b : Segment{a.value + b.value, a.head};
-  }
-  KOKKOS_INLINE_FUNCTION static Segment identity() { return {0.0, 0}; }
-};
+/// The segmented scan's pair and operator (kps/segmented.hpp).
+using kps::Segment;
+using kps::SegmentedPlus;
 
 /// A 2x2 integer matrix (32 bytes): products in order, not commutative.
 struct Matrix2 {

@@ -262,7 +262,40 @@ void add_op_peers(kps::bench::Peers& all) {
   }
 }
 
-/// This CUB's scan and sum as peers of the benchmarks' space, where it is CUDA.
+#if defined(CCCL_MAJOR_VERSION) && (CCCL_MAJOR_VERSION * 100 + CCCL_MINOR_VERSION >= 305)
+#define KPS_CUB_DETERMINISTIC_SCAN 1
+/// The temporary storage of these peers as a CCCL memory resource (cuda::mr::resource): CUB's
+/// calls that take an execution environment instead of a buffer allocate through it, which here
+/// hands out the buffer the other calls reuse (CUB's default resource would cudaMallocAsync and
+/// cudaFree in every timed call).
+struct TempResource {
+  const Kokkos::Cuda* exec;
+  void* allocate_sync(std::size_t bytes, std::size_t) { return temp_storage(*exec, bytes); }
+  void deallocate_sync(void*, std::size_t, std::size_t) noexcept {}
+  void* allocate(::cuda::stream_ref, std::size_t bytes, std::size_t) { return temp_storage(*exec, bytes); }
+  void deallocate(::cuda::stream_ref, void*, std::size_t, std::size_t) noexcept {}
+  bool operator==(const TempResource&) const noexcept { return true; }
+  bool operator!=(const TempResource&) const noexcept { return false; }
+};
+
+/// DeviceScan::ExclusiveSum required to be run-to-run deterministic (CCCL 3.5: for floating-point
+/// sums a fixed reduction order; on sm_90 the warp-specialized lookahead kernel), the peer of
+/// kps' ScanOptions::deterministic.
+template <class T>
+void cub_deterministic_exclusive_sum(const Kokkos::Cuda& exec, const T* in, T* out, std::size_t n) {
+  if (n == 0) return;
+  with_count(n, [&](auto count) {
+    const auto env = ::cuda::std::execution::env{
+        ::cuda::stream_ref{exec.cuda_stream()},
+        ::cuda::execution::require(::cuda::execution::determinism::run_to_run),
+        ::cuda::std::execution::prop{::cuda::mr::get_memory_resource, TempResource{&exec}}};
+    check(CUB_NS_QUALIFIER::DeviceScan::ExclusiveSum(in, out, count, env), "DeviceScan::ExclusiveSum (run_to_run)");
+  });
+}
+#endif
+
+/// This CUB's scan and sum as peers of the benchmarks' space, where it is CUDA; a CUB with a
+/// run-to-run deterministic scan adds it (<name>_deterministic) for the floating-point types.
 template <class T>
 void add_peers(kps::bench::Peers& all) {
   using kps::bench::Exec;
@@ -270,6 +303,13 @@ void add_peers(kps::bench::Peers& all) {
     all.add(kps::bench::ScanPeer<T>{KPS_CUB_PEER_NAME, [](const Exec& e, const T* in, T* out, std::size_t n) {
                                       cub_exclusive_sum(e, in, out, n);
                                     }, kps::bench::Placement::rounds, false, {}});
+#ifdef KPS_CUB_DETERMINISTIC_SCAN
+    if constexpr (std::is_floating_point_v<T>)
+      all.add(kps::bench::ScanPeer<T>{KPS_CUB_PEER_NAME "_deterministic",
+                                      [](const Exec& e, const T* in, T* out, std::size_t n) {
+                                        cub_deterministic_exclusive_sum(e, in, out, n);
+                                      }, kps::bench::Placement::rounds, false, {}});
+#endif
     all.add(kps::bench::SumPeer<T>{KPS_CUB_PEER_NAME,
                                    [](const Exec& e, const T* x, std::size_t n) { return cub_sum(e, x, n); },
                                    [](const Exec& e, const T* x, std::size_t n, T* r) { cub_sum(e, x, r, n); },
@@ -278,6 +318,7 @@ void add_peers(kps::bench::Peers& all) {
 }
 
 [[maybe_unused]] const int registered = kps::bench::add_peer_provider(KPS_CUB_PEER_RANK, [](kps::bench::Peers& all) {
+  if constexpr (std::is_same_v<kps::bench::Exec, Kokkos::Cuda>) all.note(KPS_CUB_PEER_NAME " is " + cub_version());
   add_peers<std::int32_t>(all);
   add_peers<std::int64_t>(all);
   add_peers<float>(all);

@@ -12,23 +12,14 @@
 #include <Kokkos_Core.hpp>
 
 #include "kps/operators.hpp"
+#include "kps/segmented.hpp"
 #include "kps/types.hpp"
 
 namespace kps::bench {
 
-/// A segmented scan's element (16 bytes): a value and whether a segment starts at it.
-struct Segment {
-  double value;
-  std::int64_t head;
-};
-/// (a, b) -> b where b starts a segment, else (a.value + b.value, a.head): associative, not
-/// commutative (CUB's segmented scan by a (flag, value) pair, its benchmarks' scan/applications).
-struct SegmentedPlus {
-  KOKKOS_INLINE_FUNCTION Segment operator()(const Segment& a, const Segment& b) const {
-    return b.head ? b : Segment{a.value + b.value, a.head};
-  }
-  KOKKOS_INLINE_FUNCTION static Segment identity() { return {0.0, 0}; }
-};
+/// The segmented scan's pair and operator (kps/segmented.hpp).
+using kps::Segment;
+using kps::SegmentedPlus;
 
 /// Two doubles (16 bytes) added component by component: "kps' own sum" of the pair's value size.
 struct Double2 {

@@ -12,6 +12,12 @@ A point is an element type and N in one machine's results. Its bound is a rate, 
   bandwidth a copy implies (kps-bench's ratio_to_copy of a reduction, 2 x N x sizeof(T) over the
   copy's time).
 
+- the machine's own limits where the run recorded them (likwid-bench's copy, stream and load
+  kernels at working sets past the caches: kps_report.likwid, the context's kps_machine_bounds):
+  a copy or stream kernel's rate joins the copy bound, a load's the read bound, at every point
+  whose bytes (2 x N x sizeof(T) for a copy, N x sizeof(T) for a read) exceed the last-level
+  cache; at a point that fits the cache, kps-bench's own kernels alone bound it.
+
 Whose rounds count: the point's record where the caller names one (the call whose ratio is
 printed), else kps' own call at the point (scan/automatic for a copy, reduce/tuned for a read), else
 every record of that study at the point. A slower measurement never lowers the bound: an outlier
@@ -35,6 +41,7 @@ READ_COUNTERS = (("read", "read_wall_us", 1),)
 RATIO_KERNEL = {"copy": ("copy/kokkos", "ratio_to_copy"), "read": ("read", "ratio_to_read")}
 ROUNDS = "kps' rounds"
 STANDALONE = "own run"
+MACHINE = "likwid-bench"
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,20 @@ def standalone(kind: str, records, dtype: str, n: int) -> list:
     return out
 
 
+def machine(kind: str, recs: list, dtype: str, n: int) -> list:
+    """The machine's limits of `kind` (likwid-bench rows a record of the run carries: gbench.records)
+    where the point's bytes exceed the last-level cache, as Measured."""
+    rec = next((r for r in recs if r and r.get("machine_bounds")), None)
+    if rec is None or dtype not in TYPE_SIZE:
+        return []
+    llc = rec.get("llc_bytes")
+    footprint = (2 if kind == "copy" else 1) * n * TYPE_SIZE[dtype]
+    if not llc or footprint <= llc:
+        return []
+    return [Measured(f"{m['kernel']} {m.get('bytes', 0) / 2**30:g} GiB", MACHINE, "kps_machine_bounds", m["gbps"])
+            for m in rec["machine_bounds"] if m.get("kind") == kind and m.get("gbps", 0) > 0]
+
+
 def _rounds_records(kind: str, records: list, dtype: str, n: int) -> list:
     study, anchor = ROUNDS_OF[kind]
     at = [r for r in records if r.get("family") == study and r.get("type") == dtype and r.get("n") == n
@@ -124,6 +145,7 @@ def measured(kind: str, records, dtype: str, n: int, record: Optional[dict] = No
     records = list(records.values()) if isinstance(records, dict) else list(records)
     rounds = [record] if record is not None else _rounds_records(rounds_of or kind, records, dtype, n)
     out = [m for r in rounds for m in in_rounds(kind, r)] + standalone(kind, records, dtype, n)
+    out += machine(kind, rounds + records, dtype, n)
     return sorted(out, key=lambda m: -m.gbps)
 
 

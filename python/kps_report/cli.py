@@ -121,6 +121,20 @@ def parser() -> Parser:
     v.add_argument("partial")
     v.add_argument("out")
     v.add_argument("--command", default="", help="the command that produced it, kept in the context")
+    b = sub.add_parser("bounds", help="measure this host's memory limits with likwid-bench into a results folder",
+                       description="Runs likwid-bench's copy, load and stream kernels (copy_avx, copy_mem_avx, "
+                                   "load_avx, load_mem, stream_avx, ... where the CPU has them) on THREADS threads "
+                                   "of the node at working sets past the caches and writes <out>/machine-bounds.json; "
+                                   "`kps run --out` the same folder records it in every JSON's context and the "
+                                   "report takes it into each point's bound (kps_report.likwid).")
+    b.add_argument("--out", required=True, help="the results folder (its machine-bounds.json)")
+    b.add_argument("--threads", type=int, default=0,
+                   help="threads (default: OMP_NUM_THREADS, else every CPU of this process)")
+    b.add_argument("--sizes", default="1,4,8,16", help="working sets in GiB (default 1,4,8,16)")
+    b.add_argument("--seconds", type=float, default=1.0, help="likwid-bench's minimum time per kernel (-s)")
+    b.add_argument("--likwid", default="likwid-bench", help="the likwid-bench to run")
+    b.add_argument("--update-committed", action="store_true", help="allow --out to name a committed results folder")
+    b.add_argument("--check", action="store_true", help="check the arguments and stop")
     h = sub.add_parser("headline", help="the README's headline table from the committed results",
                        description="Prints the headline table (kps' scan and sum on every machine of RESULTS at its "
                                    "largest int32 size: GB/s, share of the bound, over the fastest peer and over "
@@ -269,8 +283,12 @@ def _study_tasks(a, studies: list, jobs: dict, only: tuple, gpu: bool, out: Path
     skipped = sorted(j.id for s in studies for j in jobs[s.name] if (not only or j.id in only) and not j.runs_on(gpu))
     if skipped:
         say(f"runs for {'host backends' if gpu else 'GPUs'} left out on this {'GPU' if gpu else 'host'}: {', '.join(skipped)}")
+    # The host's limits measured by `kps bounds` into the same folder, in every JSON's context.
+    from kps_report import likwid
+    bounds = likwid.load(out) if not gpu else None
+    extra = {"kps_machine_bounds": likwid.context_value(bounds)} if bounds else {}
     return [Task(s.name, j, out / s.name, {**OMP_ENV, **dict(j.env)},
-                 {"kps_study": s.name, "kps_scale": a.scale, **({"kps_run": str(k)} if runs > 1 else {})},
+                 {"kps_study": s.name, "kps_scale": a.scale, **({"kps_run": str(k)} if runs > 1 else {}), **extra},
                  a.force, run=k)
             for k in range(1, runs + 1)
             for s in studies for j in jobs[s.name] if (not only or j.id in only) and j.runs_on(gpu)]
@@ -540,6 +558,36 @@ def cmd_salvage(a, lay: Layout, argv) -> int:
     return 0
 
 
+# --- bounds -------------------------------------------------------------------------------------
+
+def cmd_bounds(a, lay: Layout, argv) -> int:
+    from kps_report import likwid
+    _check_out(a, lay)
+    try:
+        sizes = [float(x) for x in a.sizes.split(",") if x.strip()]
+    except ValueError:
+        die(f"--sizes {a.sizes}: comma-separated GiB, e.g. 1,4,8,16")
+    if not sizes or any(x <= 0 for x in sizes):
+        die(f"--sizes {a.sizes}: every size must be a positive number of GiB")
+    threads = a.threads or int(os.environ.get("OMP_NUM_THREADS", "0") or 0) or len(os.sched_getaffinity(0))
+    if threads < 1:
+        die("--threads must be at least 1")
+    if a.seconds <= 0:
+        die("--seconds must be positive")
+    if a.check:
+        return 0
+    out = Path(a.out)
+    say(f"likwid-bench on {threads} threads at {', '.join(f'{x:g}' for x in sizes)} GiB into {lay.display(out / likwid.FILE)}")
+    doc = likwid.measure(threads, sizes, a.likwid, a.seconds)
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(doc, out / likwid.FILE)
+    best = {}
+    for r in doc["rows"]:
+        best[r["kind"]] = max(best.get(r["kind"], 0), r["gbps"])
+    say("best: " + ", ".join(f"{k} {v:.1f} GB/s" for k, v in sorted(best.items())))
+    return 0
+
+
 # --- headline -----------------------------------------------------------------------------------
 
 def cmd_headline(a, lay: Layout, argv) -> int:
@@ -561,4 +609,5 @@ def cmd_headline(a, lay: Layout, argv) -> int:
 
 
 COMMANDS = {"run": cmd_run, "variability": cmd_variability, "report": cmd_report, "compare": cmd_compare, "tune": cmd_tune,
-            "tune-table": cmd_tune_table, "slim": cmd_slim, "salvage": cmd_salvage, "headline": cmd_headline}
+            "tune-table": cmd_tune_table, "slim": cmd_slim, "salvage": cmd_salvage, "headline": cmd_headline,
+            "bounds": cmd_bounds}

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from kps_report import likwid
 from kps_report.errors import die
 
 # The value types and operators a benchmark's name may hold, with the types' sizes: what each
@@ -192,6 +193,14 @@ def records(doc: dict, operators: bool = False) -> list:
             continue
         rec.update(name=base_name(name), error=msg)
         out.append(rec)
+    # The machine's own limits the run recorded (likwid-bench: kps_report.likwid), with the
+    # last-level cache past which they hold: every record of the run carries them (bounds.py).
+    ctx = doc.get("context") or {}
+    machine = likwid.from_context(ctx)
+    if machine:
+        llc = likwid.last_level_cache_bytes(ctx)
+        for rec in out:
+            rec["machine_bounds"], rec["llc_bytes"] = machine, llc
     return out
 
 
@@ -304,13 +313,15 @@ def _rounded(x, digits: int = SLIM_DIGITS):
     return x
 
 
-def slim(doc: dict, keep: Optional[tuple] = None) -> dict:
+def slim(doc: dict, keep: Optional[tuple] = None, repetitions: bool = False) -> dict:
     """Keeps the aggregates of each benchmark (mean, median, stddev, cv) and failed runs, and
     replaces the per-repetition entries by two aggregates of their own, `min` and `max`, so that
     long sweeps stay small and keep their spread; context kps_slimmed says so. `keep` (e.g.
     READ_AGGREGATES) names the aggregates kept, of a document slimmed before too, and rounds the
     benchmarks' numbers to SLIM_DIGITS significant digits (`kps slim`, for long sweeps to be
-    committed). A run without repetitions (no aggregates) is returned as it is."""
+    committed). `repetitions`: every repetition's entry stays too, its numbers rounded likewise
+    (what the runner writes: the verdicts' rank test, kps_report.stats, needs each repetition, not
+    their median). A run without repetitions (no aggregates) is returned as it is."""
     if not any(b.get("aggregate_name") == "median" for b in doc["benchmarks"]):
         return doc
     reps = defaultdict(list)
@@ -321,6 +332,9 @@ def slim(doc: dict, keep: Optional[tuple] = None) -> dict:
     for b in doc["benchmarks"]:
         if b.get("error_occurred"):
             kept.append(b)
+        elif b.get("run_type") != "aggregate":
+            if repetitions:
+                kept.append(_rounded(b))
         elif b.get("run_type") == "aggregate":
             kept.append(b)
             rs = reps.get(b.get("run_name", b["name"]))
@@ -336,7 +350,10 @@ def slim(doc: dict, keep: Optional[tuple] = None) -> dict:
     if keep is not None:
         kept = [_rounded(b) for b in kept if b.get("run_type") != "aggregate" or b.get("aggregate_name") in keep]
     doc["benchmarks"] = kept
-    doc["context"]["kps_slimmed"] = ("per-repetition entries replaced by min and max aggregates (the "
+    doc["context"]["kps_slimmed"] = (("every repetition kept (numbers to "
+                                      f"{SLIM_DIGITS} significant digits), with min and max aggregates (the "
+                                      if repetitions and keep is None else
+                                      "per-repetition entries replaced by min and max aggregates (the ")
                                      + (", ".join(keep) if keep is not None else "mean, median, stddev and cv")
                                      + " aggregates kept"
                                      + (f"; numbers to {SLIM_DIGITS} significant digits" if keep is not None else "")

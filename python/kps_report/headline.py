@@ -131,10 +131,17 @@ def _row(machine: str, platform: str, call: Call, recs: dict, repeats=()) -> Opt
                nearest("over_peer")["peer"], figures["over_peer"], figures["over_kokkos"], spread)
 
 
+# A machine folder's file that names the folder superseding it (first line) and why.
+SUPERSEDED = "SUPERSEDED"
+
+
 def rows(results: Path, lay: Layout) -> list:
     """The table's rows: every machine folder of `results` (in name order) with kps' scan or sum."""
     studies = [s for s in report.all_studies(lay) if s.name in {c.study for c in CALLS}]
-    machines = [report.load_machine(d, studies) for d in report.machine_folders(results, [s.name for s in studies], lay)]
+    # A folder another one supersedes (its SUPERSEDED file names which, and why) is left out.
+    folders = [d for d in report.machine_folders(results, [s.name for s in studies], lay)
+               if not (Path(d) / SUPERSEDED).is_file()]
+    machines = [report.load_machine(d, studies) for d in folders]
     machines = [m for m in machines if any(m.studies.get(c.study) for c in CALLS)]
     out = []
     for m in machines:

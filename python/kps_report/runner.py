@@ -5,7 +5,7 @@ checksum, context kps_bench_sha256) for this very job definition (kps_job, a has
 arguments), it is complete, and the tuning table it read has the same rows (kps_tuning_rows_sha256;
 a run on the rules: no table for it installed since; table_changed). Anything else re-runs it, saying
 why. kps-bench writes to <id>.json.partial; the runner keeps the aggregates with the repetitions'
-spread (gbench.slim), adds the command, the load around the run, its wall time and the GPU's clocks,
+spread and every repetition (gbench.slim), adds the command, the load around the run, its wall time and the GPU's clocks,
 power and temperature before and after it to the context and moves the file into place, so a folder
 never holds a half-written <id>.json. Paths in the context are written as a reader of the results
 would type them (`portable`): relative inside the checkout, else the file's name alone, never a
@@ -383,7 +383,7 @@ class Runner:
             warn(f"{task.label}: {task.job.id} FAILED (kps-bench exit {rc}) and wrote no results")
             return False
         try:
-            doc = gbench.slim(gbench.load(partial))
+            doc = gbench.slim(gbench.load(partial), repetitions=True)
         except KpsError:
             try:
                 doc = gbench.salvage(partial)

@@ -89,3 +89,78 @@ def test_headline_and_targets_take_the_one_bound():
     assert row.of_bound == pytest.approx(0.89) and row.bound.where == bounds.ROUNDS
     assert "0.89 of a copy (copy/kokkos, kps' rounds)" in headline.markdown([row])
     assert targets.cpu_bound(list(recs.values()), "scan", recs[scan()["name"]]) == pytest.approx(0.89)
+
+
+# --- the machine's own limits (likwid-bench: kps_report.likwid) --------------------------------
+
+LIKWID_OUT = """Cycles:\t\t\t4873767598
+Size (Byte):\t\t256000000
+MByte/s:\t\t8740.12
+Cycles per update:\t4.759539
+"""
+
+
+def machine_rows(copy=300.0, load=250.0):
+    return [{"kernel": "copy_mem_avx", "kind": "copy", "bytes": 1 << 34, "threads": 16, "gbps": copy, "command": "x"},
+            {"kernel": "load_avx", "kind": "read", "bytes": 1 << 34, "threads": 16, "gbps": load, "command": "y"}]
+
+
+def test_likwid_output_and_context_are_read():
+    from kps_report import likwid
+    assert likwid.parse(LIKWID_OUT) == pytest.approx(8.74012)
+    assert likwid.parse("no rate here") is None
+    ctx = {"kps_machine_bounds": likwid.context_value({"rows": machine_rows()}), "num_cpus": 16,
+           "caches": [{"type": "Unified", "level": 3, "size": 32 << 20, "num_sharing": 8},
+                      {"type": "Data", "level": 1, "size": 48 << 10, "num_sharing": 1}]}
+    assert [r["kind"] for r in likwid.from_context(ctx)] == ["copy", "read"]
+    assert likwid.last_level_cache_bytes(ctx) == 64 << 20  # two L3s of 32 MiB, 8 CPUs each
+    assert likwid.from_context({}) == [] and likwid.from_context({"kps_machine_bounds": "{cut"}) == []
+
+
+def test_the_machines_limits_bound_only_points_past_the_last_level_cache():
+    llc = 300 << 20
+    def host(r):
+        return dict(r, machine_bounds=machine_rows(), llc_bytes=llc)
+    big = host(rec("scan", "automatic", **gb(200.0), ratio_to_copy=1.3))  # Kokkos' copy: 153.8 GB/s
+    b = bounds.point_bound("copy", [big], "int32", N)
+    assert b.gbps == 300.0 and b.where == bounds.MACHINE and b.kernel == "copy_mem_avx 16 GiB"
+    assert bounds.of_bound("copy", [big], big) == pytest.approx(200.0 / 300.0)
+    # a read point past the cache takes the load kernel, not the copy
+    s = host(rec("reduce", "tuned", **gb(240.0), ratio_to_read=1.1))
+    assert bounds.point_bound("read", [s], "int32", N).gbps == 250.0
+    # 2^24 int32 (64 MiB, 128 MiB copied) fits the 300 MiB cache: kps-bench's own kernels alone
+    small = host(rec("scan", "automatic", n=1 << 24, **gb(400.0), ratio_to_copy=0.8))
+    b = bounds.point_bound("copy", [small], "int32", 1 << 24)
+    assert b.where == bounds.ROUNDS and b.gbps == pytest.approx(500.0)
+
+
+def test_kps_bounds_writes_the_machines_limits_and_run_records_them(tmp_path, monkeypatch):
+    from kps_report import cli, likwid
+    fake = tmp_path / "likwid-bench"
+    fake.write_text("#!/bin/sh\n"
+                    "case \"$1\" in -a) printf 'copy_avx - copy\\nload_avx - load\\nstream_avx - triad\\n';;\n"
+                    " -h) echo 'Threaded Memory Hierarchy Benchmark --  Version  5.2';;\n"
+                    " *) printf 'MByte/s:\\t\\t%s\\n' 123456.0;; esac\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(likwid, "cpu_flags", lambda: {"avx"})
+    out = tmp_path / "res"
+    assert cli.main(["bounds", "--out", str(out), "--threads", "4", "--sizes", "1,2", "--likwid", str(fake)]) == 0
+    doc = likwid.load(out)
+    assert doc["tool"] == "likwid-bench 5.2" and doc["threads"] == 4
+    assert [(r["kernel"], r["kind"], r["bytes"]) for r in doc["rows"]][:3] == [
+        ("copy_avx", "copy", 1 << 30), ("load_avx", "read", 1 << 30), ("stream_avx", "copy", 1 << 30)]
+    assert all(r["gbps"] == 123.456 and "-W N:" in r["command"] for r in doc["rows"])
+    assert cli.main(["bounds", "--out", str(out), "--sizes", "0,x"]) == 2
+    assert cli.main(["bounds", "--out", str(out), "--sizes", "0"]) == 2
+    assert cli.main(["bounds", "--out", str(out), "--likwid", str(tmp_path / "none")]) == 2
+
+
+def test_the_bound_check_names_an_implementation_faster_than_the_bound():
+    # kps' scan at 2^26 at 1.3 x Kokkos' copy of its rounds, OpenMP's at 1.2 x: the check flags it
+    r = rec("scan", "automatic", n=1 << 26, **gb(130.0), ratio_to_copy=1.3, ratio_to_openmp=130.0 / 120.0)
+    line = targets.bound_check([r], "scan", [r])
+    assert "reaches 1.3 of its point's bound (automatic, int32 2^26" in line and "✗" in line
+    # the machine's copy past the cache puts the bound above both: ✓
+    r2 = dict(r, machine_bounds=machine_rows(copy=140.0), llc_bytes=300 << 20)
+    line = targets.bound_check([r2], "scan", [r2])
+    assert "0.929" in line and "✓" in line and "likwid-bench" in line

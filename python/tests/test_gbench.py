@@ -60,6 +60,18 @@ def test_records_from_aggregates_and_slim_min_max():
     assert b["spread"]["seconds"].cv == pytest.approx(1.0 / 11.0)
 
 
+def test_the_runners_slim_keeps_every_repetition_for_the_verdicts():
+    doc = document(entries("reduce/tuned/double/4096", [10.0, 12.0, 11.0], unit="us", wall_us=[5.0, 7.0, 6.0]))
+    kept = gbench.slim(json.loads(json.dumps(doc)), repetitions=True)
+    assert "every repetition kept" in kept["context"]["kps_slimmed"]
+    assert sum(b.get("run_type") != "aggregate" for b in kept["benchmarks"]) == 3
+    (r,) = gbench.records(kept)
+    assert r["samples"]["wall_us"] == [5.0, 7.0, 6.0]
+    assert r["wall_us"] == pytest.approx(6.0)
+    (thin,) = gbench.records(gbench.slim(kept, gbench.READ_AGGREGATES))  # `kps slim` drops them again
+    assert "samples" not in thin and thin["wall_us"] == pytest.approx(6.0)
+
+
 def test_failed_checks_are_records_with_their_message():
     doc = document([{"name": "scan/kokkos/int32/7/manual_time", "run_name": "scan/kokkos/int32/7/manual_time",
                      "run_type": "iteration", "error_occurred": True, "error_message": "wrong sum at 3"}])

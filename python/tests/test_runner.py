@@ -61,8 +61,10 @@ def test_results_go_to_a_folder_named_after_the_machine(tmp_path, home, fake_ben
     assert ctx["kps_command"].startswith("kps-bench ")
     for key in ("executable", "kps_command", "kps_tuning_table"):
         assert str(tmp_path) not in ctx.get(key, ""), key
-    # aggregates with the repetitions' spread, not the repetitions themselves
-    assert {b["aggregate_name"] for b in doc["benchmarks"]} == {"mean", "median", "stddev", "cv", "min", "max"}
+    # the aggregates with the repetitions' spread, and every repetition (the verdicts' rank test)
+    assert {b["aggregate_name"] for b in doc["benchmarks"] if b.get("run_type") == "aggregate"} == \
+        {"mean", "median", "stddev", "cv", "min", "max"}
+    assert any(b.get("run_type") == "iteration" for b in doc["benchmarks"])
     assert not list(folder.rglob("*.partial"))
     assert "Machine and conditions" in (folder / "report.md").read_text()
 

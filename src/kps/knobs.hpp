@@ -191,7 +191,11 @@ std::string knob_string(const P& p) {
   std::string s;
   visit_knobs(p, [&](const Knob& k, const auto& m) {
     const std::int64_t v = impl::knob_get(k, m);
-    s += (s.empty() ? "" : " ") + std::string(k.name) + "=" + (k.names && v < 0 ? "automatic" : k.format(v));
+    // Appended piece by piece: GCC 12's -Wrestrict misreads `const char* + std::string&&` (C++20).
+    if (!s.empty()) s.push_back(' ');
+    s.append(k.name);
+    s.push_back('=');
+    s.append(k.names && v < 0 ? std::string("automatic") : k.format(v));
   });
   return s;
 }

@@ -148,7 +148,18 @@ inline constexpr bool is_arithmetic_value_v = std::is_arithmetic_v<T>
 #endif
     ;
 
-/// The largest and the smallest value of T, infinities where T has them.
+/// The largest and the smallest value of T, infinities where T has them: constexpr variables of
+/// a scalar type, which device code may read (CUDA refuses calls of std::numeric_limits' host
+/// functions there without --expt-relaxed-constexpr).
+template <class T>
+inline constexpr T highest_v =
+    std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+template <class T>
+inline constexpr T lowest_v =
+    std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+template <class T>
+inline constexpr T max_v = std::numeric_limits<T>::max();
+
 template <class T>
 KOKKOS_INLINE_FUNCTION constexpr T highest() {
 #if defined(KOKKOS_HALF_T_IS_FLOAT) && !KOKKOS_HALF_T_IS_FLOAT
@@ -156,10 +167,7 @@ KOKKOS_INLINE_FUNCTION constexpr T highest() {
     return Kokkos::reduction_identity<T>::min();
   else
 #endif
-      if constexpr (std::numeric_limits<T>::has_infinity)
-    return std::numeric_limits<T>::infinity();
-  else
-    return std::numeric_limits<T>::max();
+    return highest_v<T>;
 }
 template <class T>
 KOKKOS_INLINE_FUNCTION constexpr T lowest() {
@@ -168,10 +176,7 @@ KOKKOS_INLINE_FUNCTION constexpr T lowest() {
     return Kokkos::reduction_identity<T>::max();
   else
 #endif
-      if constexpr (std::numeric_limits<T>::has_infinity)
-    return -std::numeric_limits<T>::infinity();
-  else
-    return std::numeric_limits<T>::lowest();
+    return lowest_v<T>;
 }
 
 // Detection of a user operator's members.
@@ -285,14 +290,14 @@ template <class T, class I>
 struct operator_traits<arg_minimum, ValueIndex<T, I>> : impl::builtin_traits<T, true, arg_minimum> {
   static constexpr const char* name = "argmin";
   KOKKOS_INLINE_FUNCTION static constexpr ValueIndex<T, I> identity(const arg_minimum&) {
-    return {impl::highest<T>(), std::numeric_limits<I>::max()};
+    return {impl::highest<T>(), impl::max_v<I>};
   }
 };
 template <class T, class I>
 struct operator_traits<arg_maximum, ValueIndex<T, I>> : impl::builtin_traits<T, true, arg_maximum> {
   static constexpr const char* name = "argmax";
   KOKKOS_INLINE_FUNCTION static constexpr ValueIndex<T, I> identity(const arg_maximum&) {
-    return {impl::lowest<T>(), std::numeric_limits<I>::max()};
+    return {impl::lowest<T>(), impl::max_v<I>};
   }
 };
 template <class T>

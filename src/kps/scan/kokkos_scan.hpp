@@ -69,7 +69,7 @@ struct KokkosScanFunctor : OpHolder<typename P::op_type>, InitHolder<typename P:
   }
   KOKKOS_INLINE_FUNCTION void init(value_type& u) const {
     u.empty = true;
-    u.start = std::numeric_limits<std::size_t>::max();
+    u.start = ~std::size_t(0);  // no element yet (std::numeric_limits is host code on CUDA)
   }
 #if KOKKOS_VERSION < 40000
   // Kokkos 3 joins through volatile references where the functor has that form.
