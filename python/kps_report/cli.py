@@ -17,7 +17,7 @@ import signal
 import sys
 from pathlib import Path
 
-from kps_report import gbench, report
+from kps_report import gbench, likwid, report
 from kps_report.errors import KpsError, die, say, warn
 from kps_report.layout import Layout, is_within, layout as find_layout
 from kps_report.machine import OMP_ENV, bench_context, device_label, file_sha256, is_gpu, machine_name
@@ -284,7 +284,6 @@ def _study_tasks(a, studies: list, jobs: dict, only: tuple, gpu: bool, out: Path
     if skipped:
         say(f"runs for {'host backends' if gpu else 'GPUs'} left out on this {'GPU' if gpu else 'host'}: {', '.join(skipped)}")
     # The host's limits measured by `kps bounds` into the same folder, in every JSON's context.
-    from kps_report import likwid
     bounds = likwid.load(out) if not gpu else None
     extra = {"kps_machine_bounds": likwid.context_value(bounds)} if bounds else {}
     return [Task(s.name, j, out / s.name, {**OMP_ENV, **dict(j.env)},
@@ -561,7 +560,6 @@ def cmd_salvage(a, lay: Layout, argv) -> int:
 # --- bounds -------------------------------------------------------------------------------------
 
 def cmd_bounds(a, lay: Layout, argv) -> int:
-    from kps_report import likwid
     _check_out(a, lay)
     try:
         sizes = [float(x) for x in a.sizes.split(",") if x.strip()]
