@@ -197,9 +197,10 @@ JobAcctGatherType=jobacct_gather/none
 MpiDefault=none
 SwitchType=switch/none
 ReturnToService=2
-# Finished jobs stay visible to scontrol for the whole test; a cancelled step is killed 5 s after SIGTERM.
+# Finished jobs stay visible to scontrol for the whole test; a cancelled step is killed 30 s after
+# SIGTERM (Slurm's default: 5 s let a loaded machine SIGKILL the runner before it said what it kept).
 MinJobAge=3600
-KillWait=5
+KillWait=30
 NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
 PartitionName=kps Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
