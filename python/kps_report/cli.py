@@ -576,9 +576,17 @@ def cmd_bounds(a, lay: Layout, argv) -> int:
         return 0
     out = Path(a.out)
     say(f"likwid-bench on {threads} threads at {', '.join(f'{x:g}' for x in sizes)} GiB into {lay.display(out / likwid.FILE)}")
-    doc = likwid.measure(threads, sizes, a.likwid, a.seconds)
+    try:
+        doc, stopped = likwid.measure(threads, sizes, a.likwid, a.seconds), False
+    except likwid.Stopped as e:
+        doc, stopped = e.doc, True
     out.mkdir(parents=True, exist_ok=True)
     write_json(doc, out / likwid.FILE)
+    if stopped:
+        print(f"kps: interrupted after {doc['measured']} of {doc['asked']} likwid-bench runs; those kept in "
+              f"{lay.display(out / likwid.FILE)} (marked incomplete); the same command measures them all again",
+              file=sys.stderr)
+        return 130
     best = {}
     for r in doc["rows"]:
         best[r["kind"]] = max(best.get(r["kind"], 0), r["gbps"])

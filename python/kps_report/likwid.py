@@ -99,23 +99,39 @@ def measure(threads: int, sizes_gib=SIZES_GIB, binary: str = "likwid-bench", sec
     if not picked:
         die(f"{binary}: none of the kernels {', '.join(k for f in KERNELS.values() for k in f)} runs on this CPU")
     rows = []
-    for size in sizes_gib:
-        kib = int(size * 1024 * 1024)
-        for k in picked:
-            cmd = [path, "-t", k, "-s", f"{seconds:g}", "-W", f"N:{kib}kB:{threads}"]
-            shown = " ".join(["likwid-bench"] + cmd[1:])
-            p = subprocess.run(cmd, capture_output=True, text=True, check=False)
-            g = parse(p.stdout)
-            if p.returncode != 0 or g is None:
-                last = (p.stderr.strip() or p.stdout.strip()).splitlines()[-1:] or ["no output"]
-                die(f"{shown}: exit {p.returncode}: {last[0]}")
-            family = k.split("_")[0]
-            rows.append(Row(k, KIND[family], kib * 1024, threads, g, shown))
-            say(f"  {shown}: {g:.1f} GB/s")
-    return {"tool": version(path), "threads": threads, "domain": "N (the node)",
-            "placement": "-W: each thread allocates and first touches its own chunk",
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "sizes_gib": list(sizes_gib), "rows": [r.as_dict() for r in rows]}
+    doc = {"tool": version(path), "threads": threads, "domain": "N (the node)",
+           "placement": "-W: each thread allocates and first touches its own chunk",
+           "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "sizes_gib": list(sizes_gib), "rows": []}
+    try:
+        for size in sizes_gib:
+            kib = int(size * 1024 * 1024)
+            for k in picked:
+                cmd = [path, "-t", k, "-s", f"{seconds:g}", "-W", f"N:{kib}kB:{threads}"]
+                shown = " ".join(["likwid-bench"] + cmd[1:])
+                p = subprocess.run(cmd, capture_output=True, text=True, check=False)
+                g = parse(p.stdout)
+                if p.returncode != 0 or g is None:
+                    last = (p.stderr.strip() or p.stdout.strip()).splitlines()[-1:] or ["no output"]
+                    die(f"{shown}: exit {p.returncode}: {last[0]}")
+                family = k.split("_")[0]
+                rows.append(Row(k, KIND[family], kib * 1024, threads, g, shown))
+                say(f"  {shown}: {g:.1f} GB/s")
+    except KeyboardInterrupt:
+        # Ctrl-C or the job's time limit: the kernels measured so far are real limits; keep them.
+        if not rows:
+            raise
+        raise Stopped({**doc, "rows": [r.as_dict() for r in rows], "incomplete": True,
+                       "measured": len(rows), "asked": len(picked) * len(sizes_gib)}) from None
+    return {**doc, "rows": [r.as_dict() for r in rows]}
+
+
+class Stopped(Exception):
+    """measure() stopped by Ctrl-C (SIGINT, SIGTERM) after some kernels: `doc` holds them."""
+
+    def __init__(self, doc: dict):
+        super().__init__("stopped")
+        self.doc = doc
 
 
 def load(folder: Path) -> Optional[dict]:

@@ -155,6 +155,35 @@ def test_kps_bounds_writes_the_machines_limits_and_run_records_them(tmp_path, mo
     assert cli.main(["bounds", "--out", str(out), "--likwid", str(tmp_path / "none")]) == 2
 
 
+def test_kps_bounds_stopped_keeps_the_kernels_it_measured(tmp_path, monkeypatch, capsys):
+    # a job's time limit (SIGINT) during the third likwid-bench run: the two measured rows are
+    # written, marked incomplete, and kps exits 130 with one line saying so
+    from kps_report import cli, likwid
+    fake = tmp_path / "likwid-bench"
+    fake.write_text("#!/bin/sh\n"
+                    "case \"$1\" in -a) printf 'copy_avx - copy\\nload_avx - load\\n';;\n"
+                    " -h) echo 'Threaded Memory Hierarchy Benchmark --  Version  5.2';;\n"
+                    " *) printf 'MByte/s:\\t\\t%s\\n' 1000.0;; esac\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(likwid, "cpu_flags", lambda: {"avx"})
+    real_run, calls = likwid.subprocess.run, []
+
+    def run(cmd, **kw):
+        if "-t" in cmd:
+            calls.append(cmd)
+            if len(calls) == 3:
+                raise KeyboardInterrupt
+        return real_run(cmd, **kw)
+    monkeypatch.setattr(likwid.subprocess, "run", run)
+    out = tmp_path / "res"
+    assert cli.main(["bounds", "--out", str(out), "--threads", "2", "--sizes", "1,2", "--likwid", str(fake)]) == 130
+    doc = likwid.load(out)
+    assert doc["incomplete"] is True and (doc["measured"], doc["asked"]) == (2, 4)
+    assert [(r["kernel"], r["bytes"]) for r in doc["rows"]] == [("copy_avx", 1 << 30), ("load_avx", 1 << 30)]
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("kps: interrupted after 2 of 4 likwid-bench runs")
+
+
 def test_the_bound_check_names_an_implementation_faster_than_the_bound():
     # kps' scan at 2^26 at 1.3 x Kokkos' copy of its rounds, OpenMP's at 1.2 x: the check flags it
     r = rec("scan", "automatic", n=1 << 26, **gb(130.0), ratio_to_copy=1.3, ratio_to_openmp=130.0 / 120.0)

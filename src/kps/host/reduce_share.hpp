@@ -79,28 +79,92 @@ KOKKOS_INLINE_FUNCTION void lanes_op(L& a, const L& b) {
 /// add_strided saves. The other built-in operators on numbers (minimum, maximum, multiplies,
 /// bitwise) run on the same vectors (lanes_op); every other reduction (a transform, an index,
 /// a user's operator) on add_lanes_scalar's accumulators.
+#if defined(__GNUC__) && !defined(__CUDACC__)
+/// add_lanes' SIMD form: four accumulators of the compiler's vector type (see add_lanes).
+template <int V, class Load, class T, class Op>
+KOKKOS_FORCEINLINE_FUNCTION void add_lanes_vector(const Load& load, std::size_t i, std::size_t end, T& acc, const Op& op) {
+  typedef T Lanes __attribute__((vector_size(V * sizeof(T))));
+  const T e = operator_traits<Op, T>::identity(op);
+  const Lanes ident = Lanes{} + e;  // the identity in every lane
+  Lanes s[4] = {ident, ident, ident, ident};
+  for (; i < end; i += 4)
+    for (std::size_t u = 0; u < 4 && i + u < end; ++u) {
+      const Vec<T, V> a = load.template vector<V>(i + u);
+      Lanes l;
+      std::memcpy(&l, &a, sizeof l);
+      lanes_op<Op>(s[u], l);
+    }
+  lanes_op<Op>(s[0], s[1]);
+  lanes_op<Op>(s[2], s[3]);
+  lanes_op<Op>(s[0], s[2]);
+  const Lanes t = s[0];
+  T r = e;
+  for (int k = 0; k < V; ++k) r = op(r, T(t[k]));
+  acc = op(acc, r);
+}
+#endif
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__) && !defined(__HIP__) && !defined(__SSE4_2__)
+#define KPS_IMPL_LANES_SSE42 1
+/// Whether op on vectors of T compiles to other instructions with SSE4.1 and 4.2 than with the
+/// x86-64 baseline (SSE2) a build without -march targets: the integers' minimum and maximum.
+/// SSE2 has the compare and select of 1-, 2- and 4-byte lanes only as three more instructions
+/// (PCMPGT, then PAND, PANDN, POR) and none of 8-byte lanes, which GCC 12 takes apart into scalar
+/// compares and moves between registers; SSE4.1 and 4.2 have PMINSD, PMAXUB, ... and PCMPGTQ. On
+/// the 2-core development machine, two threads at 2^18 (in its caches): a maximum of int32 at
+/// 0.60 of the sum's bandwidth, of int64 at 0.34, where float's (MAXPS, in SSE) ran at 0.96.
+template <class Op, class T>
+inline constexpr bool lanes_want_sse42_v =
+    std::is_integral_v<T> && (std::is_same_v<Op, minimum> || std::is_same_v<Op, maximum>);
+
+/// add_lanes_vector compiled for SSE4.2 (it inlines there), run where the CPU has it: every x86-64
+/// CPU since 2008-2011 (Intel Nehalem, AMD Bulldozer).
+template <int V, class Load, class T, class Op>
+__attribute__((target("sse4.2"), noinline)) void add_lanes_sse42(const Load& load, std::size_t i, std::size_t end,
+                                                                  T& acc, const Op& op) {
+  add_lanes_vector<V>(load, i, end, acc, op);
+}
+
+inline bool cpu_has_sse42() {
+  static const bool has = __builtin_cpu_supports("sse4.2");
+  return has;
+}
+#endif
+
+/// Adds the vectors [i, end) of V elements to acc in four vector accumulators (4 x V
+/// independent sums, added together once at the end): the host share's loop. Compiled by GCC
+/// or Clang, the accumulators are the compiler's own vector type (vector_size), so the adds
+/// are SIMD instructions whatever its vectorizers decide; elsewhere (nvcc's host pass, other
+/// compilers) add_lanes_scalar's 4 x V scalar accumulators. The vectorizers alone were
+/// not dependable: GCC 12 compiled arrays of Vec<T, V> accumulators to scalar adds with some
+/// accumulators spilled to the stack, and the element-by-element form to clean SIMD in one
+/// program but, for floating-point dot products in kps-bench, to vector multiplies followed
+/// by in-order scalar adds through memory. Kokkos::Serial at 2^20 on the 2-core development
+/// host: sum int32 206 us with the Vec arrays, 60-96 with either later form (best of 200
+/// calls); in kps-bench (medians of interleaved rounds), element by element -> vector type:
+/// sum float 311-355 -> 105-126 us, dot float 703-822 -> 229, dot double 1000-1075 -> 593-938
+/// (studies/reduce/README.md, finding 11). On a GPU the accumulators would cost the registers
+/// add_strided saves. The other built-in operators on numbers (minimum, maximum, multiplies,
+/// bitwise) run on the same vectors (lanes_op), the integers' minimum and maximum compiled for
+/// SSE4.2 where the build's baseline lacks it and the CPU has it (lanes_want_sse42_v; without
+/// it, 8-byte lanes on the scalar accumulators); every other reduction (a transform, an index,
+/// a user's operator) on add_lanes_scalar's accumulators.
 template <int V, class Load, class T, class Op = plus>
 KOKKOS_INLINE_FUNCTION void add_lanes(const Load& load, std::size_t i, std::size_t end, T& acc, const Op& op = {}) {
 #if defined(__GNUC__) && !defined(__CUDACC__)
   if constexpr (lane_vector_op_v<Op, T, Load, V>) {
-    typedef T Lanes __attribute__((vector_size(V * sizeof(T))));
-    const T e = operator_traits<Op, T>::identity(op);
-    const Lanes ident = Lanes{} + e;  // the identity in every lane
-    Lanes s[4] = {ident, ident, ident, ident};
-    for (; i < end; i += 4)
-      for (std::size_t u = 0; u < 4 && i + u < end; ++u) {
-        const Vec<T, V> a = load.template vector<V>(i + u);
-        Lanes l;
-        std::memcpy(&l, &a, sizeof l);
-        lanes_op<Op>(s[u], l);
-      }
-    lanes_op<Op>(s[0], s[1]);
-    lanes_op<Op>(s[2], s[3]);
-    lanes_op<Op>(s[0], s[2]);
-    const Lanes t = s[0];
-    T r = e;
-    for (int k = 0; k < V; ++k) r = op(r, T(t[k]));
-    acc = op(acc, r);
+#if defined(KPS_IMPL_LANES_SSE42)
+    if constexpr (lanes_want_sse42_v<Op, T>) {
+      if (cpu_has_sse42())
+        add_lanes_sse42<V>(load, i, end, acc, op);
+      else if constexpr (sizeof(T) == 8)
+        add_lanes_scalar<V>(load, i, end, acc, op);
+      else
+        add_lanes_vector<V>(load, i, end, acc, op);
+      return;
+    }
+#endif
+    add_lanes_vector<V>(load, i, end, acc, op);
   } else {
     add_lanes_scalar<V>(load, i, end, acc, op);
   }

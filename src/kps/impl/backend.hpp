@@ -28,7 +28,9 @@
 //   BackendRangeScan<Exec>  vector<T>: whether scan<Exclusive, Streaming>(in, out, count, offset),
 //                       one thread's scan of a cached range (kps/scan/single_pass_cached.hpp,
 //                       cached_scan), has a vector form for T on the backend (kps/host/backend.hpp:
-//                       float on x86 hosts; nothing generic)
+//                       float on x86 hosts; nothing generic); minmax<T, Op>, minmax_usable() and
+//                       scan_minmax<Exclusive, Streaming>(in, out, count, offset, op) the same for
+//                       the integers' minimum and maximum (x86 hosts with SSE4.2)
 // and KPS_IMPL_ROLLED_LOOP, placed before a loop that must not be unrolled in device code.
 #pragma once
 
@@ -162,6 +164,13 @@ template <class Exec, class Enable>
 struct BackendRangeScan {
   template <class T>
   static constexpr bool vector = false;
+  template <class T, class Op>
+  static constexpr bool minmax = false;
+  static bool minmax_usable() { return false; }
+  template <bool Exclusive, bool Streaming, class T, class Op>
+  KOKKOS_INLINE_FUNCTION static T scan_minmax(const T* /*in*/, T* /*out*/, std::size_t /*count*/, T offset, const Op&) {
+    return offset;  // never called: minmax<T, Op> is false
+  }
   template <bool Exclusive, bool Streaming, class T>
   KOKKOS_INLINE_FUNCTION static T scan(const T* /*in*/, T* /*out*/, std::size_t /*count*/, T offset) {
     return offset;  // never called: vector<T> is false

@@ -109,7 +109,7 @@ inline constexpr std::size_t cached_scan_block = 8;
 /// Streaming: each element (a block of 1- and 2-byte values) through BackendStore, drained at the
 /// end. `in` may be `out`: an element is read before it is written. cached_scan runs the backend's
 /// vector form of the range's scan instead where it has one for T and op (BackendRangeScan: sums
-/// of float on x86 hosts).
+/// of float, the integers' minimum and maximum on x86 hosts).
 template <class Exec, bool Exclusive, bool Streaming, class T, class Op, class In, class Out>
 KOKKOS_INLINE_FUNCTION T cached_scan_elements(const Op& op, const In& in, const Out& out, std::size_t first,
                                               std::size_t count, T offset) {
@@ -165,10 +165,15 @@ template <class Exec, bool Exclusive, bool Streaming, class T, class Op, class I
 KOKKOS_INLINE_FUNCTION T cached_scan(const Op& op, const In& in, const Out& out, std::size_t first, std::size_t count,
                                      T offset) {
   if constexpr (is_plus_v<Op, T> && contiguous_v<In, T> && contiguous_v<Out, T> &&
-                BackendRangeScan<Exec>::template vector<T>)
+                BackendRangeScan<Exec>::template vector<T>) {
     return BackendRangeScan<Exec>::template scan<Exclusive, Streaming>(in + first, out + first, count, offset);
-  else
+  } else {
+    if constexpr (contiguous_v<In, T> && contiguous_v<Out, T> && BackendRangeScan<Exec>::template minmax<T, Op>)
+      if (BackendRangeScan<Exec>::minmax_usable())
+        return BackendRangeScan<Exec>::template scan_minmax<Exclusive, Streaming>(in + first, out + first, count,
+                                                                                  offset, op);
     return cached_scan_elements<Exec, Exclusive, Streaming>(op, in, out, first, count, offset);
+  }
 }
 
 /// The sum's form on contiguous memory, as the tests call it.
